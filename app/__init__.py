@@ -1,0 +1,1 @@
+"""attnscope: a web visualiser for attention weights."""

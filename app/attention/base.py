@@ -1,0 +1,233 @@
+"""The fixed pipeline every mechanism runs, with an overridable score function.
+
+    project → scores → scale → mask → softmax → weighted sum → output projection
+
+(labml's ``mha.py``: ``get_scores`` is the hook a variant overrides.) A mechanism is a
+subclass that names its options dataclass, its weights (symbolic shapes) and writes
+``forward``; ``__call__`` does the checks every mechanism shares, resolves weights, and
+returns ``output, trace``. Nothing here keeps state between calls.
+
+Shapes, written once: X is [n_q, d_model], X_kv is [n_k, d_kv]; Q is [h, n_q, d_k],
+K is [h, n_k, d_k], V is [h, n_k, d_v]; scores and α are [h, n_q, n_k].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from .errors import InputError, shape_words
+from .options import parse_options
+from .trace import Trace
+from .weights import WeightSpec, resolve
+
+HEADS_QK = ("head", "query", "key")
+
+
+@dataclass(frozen=True)
+class Call:
+    """Everything a forward pass needs, checked: inputs, weights, mask, options, sizes."""
+
+    x: torch.Tensor  # [n_q, d_model]
+    x_kv: torch.Tensor  # [n_k, d_kv]
+    cross: bool
+    w: dict[str, torch.Tensor]
+    mask: torch.Tensor | None  # [n_q, n_k] bool, True = may attend
+    opts: Any
+    sizes: dict[str, int]
+
+
+class Mechanism:
+    """Base class: subclasses set the class attributes and write `forward`."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str]
+    seed_doc: ClassVar[str]
+    Options: ClassVar[type]
+
+    # --- what a subclass declares -------------------------------------------------------
+    def sizes(self, d_model: int, d_kv: int, n_q: int, n_k: int, opts: Any) -> dict[str, int]:
+        """The value of every shape symbol for these inputs and options."""
+        return {"d_model": d_model, "d_kv": d_kv, "n": n_k}
+
+    def weight_specs(self, opts: Any) -> list[WeightSpec]:
+        raise NotImplementedError
+
+    def step_ids(self, opts: Any, cross: bool, masked: bool) -> list[str]:
+        """The ids this mechanism records for these options, in order."""
+        raise NotImplementedError
+
+    def forward(self, c: Call, trace: Trace) -> torch.Tensor:
+        raise NotImplementedError
+
+    def check(self, x: torch.Tensor, x_kv: torch.Tensor, opts: Any) -> None:
+        """Extra input checks of a mechanism (e.g. row pairing); raise InputError."""
+
+    # --- what every mechanism shares ----------------------------------------------------
+    def parse(self, options: dict[str, Any] | None) -> Any:
+        return parse_options(self.Options, options)
+
+    def __call__(
+        self,
+        x: torch.Tensor,
+        x_kv: torch.Tensor | None = None,
+        weights: dict[str, Any] | None = None,
+        mask: torch.Tensor | None = None,
+        options: dict[str, Any] | Any = None,
+        seed: int = 0,
+    ) -> tuple[torch.Tensor, Trace]:
+        """Run on X (and X_kv for cross-attention): returns ``output, trace``."""
+        opts = options if isinstance(options, self.Options) else self.parse(options)
+        cross = x_kv is not None
+        x = check_input("query", x)
+        x_kv = check_input("key", x_kv) if cross else x
+        self.check(x, x_kv, opts)
+        n_q, d_model = x.shape
+        n_k, d_kv = x_kv.shape
+        sizes = self.sizes(d_model, d_kv, n_q, n_k, opts)
+        words = f"an input with {d_model} features" + (
+            f" and a key input with {d_kv}" if cross else "")
+        w = resolve(self.weight_specs(opts), sizes, weights, seed, words)
+        if mask is not None:
+            mask = check_mask(mask, n_q, n_k)
+        trace = Trace()
+        out = self.forward(Call(x, x_kv, cross, w, mask, opts, sizes), trace)
+        return out, trace
+
+    def record_inputs(self, c: Call, trace: Trace) -> None:
+        """Step `x` (and `x_kv` for cross-attention)."""
+        trace.record("x", "Input X", "X: one row per query token", c.x, ("query", "feature"))
+        if c.cross:
+            trace.record("x_kv", "Key/value input", "X_kv: one row per key token", c.x_kv,
+                         ("key", "feature"))
+
+
+def check_input(field: str, x: Any) -> torch.Tensor:
+    """A non-empty, finite n × d matrix, as float64."""
+    x = torch.as_tensor(x, dtype=torch.float64)
+    if x.dim() != 2:
+        raise InputError(field, "a matrix n × d (rows are tokens)", f"{x.dim()} dimensions")
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        raise InputError(field, "at least one token and one feature",
+                         f"a {shape_words(x.shape)} matrix")
+    if not torch.isfinite(x).all():
+        i, j = torch.nonzero(~torch.isfinite(x))[0].tolist()
+        raise InputError(field, "finite numbers", f"{x[i, j].item()} at row {i + 1}, column {j + 1}")
+    return x
+
+
+def check_mask(mask: Any, n_q: int, n_k: int) -> torch.Tensor:
+    mask = torch.as_tensor(mask)
+    if tuple(mask.shape) != (n_q, n_k):
+        raise InputError("options.mask", f"a {n_q} × {n_k} matrix (n_query × n_key) of 0/1",
+                         shape_words(mask.shape))
+    if mask.dtype != torch.bool:
+        if not ((mask == 0) | (mask == 1)).all():
+            raise InputError("options.mask", "only 0 (masked) and 1 (may attend)",
+                             "other values")
+        mask = mask == 1
+    return mask
+
+
+# --- pipeline pieces shared by the mechanisms --------------------------------------------
+
+def split_heads(t: torch.Tensor, heads: int) -> torch.Tensor:
+    """[n, h·d] -> [h, n, d]: head i is the i-th block of d columns."""
+    n, hd = t.shape
+    return t.reshape(n, heads, hd // heads).transpose(0, 1)
+
+
+def merge_heads(t: torch.Tensor) -> torch.Tensor:
+    """[h, n, d] -> [n, h·d]."""
+    h, n, d = t.shape
+    return t.transpose(0, 1).reshape(n, h * d)
+
+
+def scale_factor(scale: str | float, d_k: int, d_model: int, n_k: int) -> tuple[float, str]:
+    """The multiplier s and how it reads: 'sqrt_dk' -> (1/√d_k, '1/√d_k = 1/√4')."""
+    if scale == "sqrt_dk":
+        return 1 / math.sqrt(d_k), f"1/√d_k = 1/√{d_k}"
+    if scale == "sqrt_d_model":
+        return 1 / math.sqrt(d_model), f"1/√d_model = 1/√{d_model}"
+    if scale == "sqrt_n":
+        return 1 / math.sqrt(n_k), f"1/√n = 1/√{n_k}"
+    if scale == "none":
+        return 1.0, "1 (no scaling)"
+    return float(scale), f"{float(scale):g}"
+
+
+def fill_value(mask_fill: str) -> float:
+    return float("-inf") if mask_fill == "-inf" else -1e20
+
+
+def apply_mask(trace: Trace, scores: torch.Tensor, mask: torch.Tensor | None,
+               mask_fill: str, source: str) -> torch.Tensor:
+    """Step `masked`: cells a query may not attend to get the fill value."""
+    if mask is None:
+        return scores
+    masked = scores.masked_fill(~mask, fill_value(mask_fill))  # [h, n_q, n_k]
+    trace.record("masked", "Masked scores",
+                 f"{source} with cells where mask = 0 set to {mask_fill}", masked, HEADS_QK)
+    return masked
+
+
+def softmax_keys(masked: torch.Tensor, mask: torch.Tensor | None, trace: Trace) -> torch.Tensor:
+    """softmax over keys, with a defined result for a query whose keys are all masked.
+
+    With fill −inf such a row would be 0/0 = NaN; we define its weights as all 0, so its
+    output is 0 (plus any output bias), and say so in the trace. With fill −1e20 the row is
+    a softmax of equal numbers: uniform weights, as the seed code (002) gives.
+    """
+    alpha = torch.softmax(masked, dim=-1)  # [h, n_q, n_k]
+    if mask is None:
+        return alpha
+    dead = ~mask.any(dim=-1)  # [n_q]
+    if dead.any():
+        rows = ", ".join(str(i + 1) for i in torch.nonzero(dead).flatten().tolist())
+        if torch.isneginf(masked).any():
+            alpha = torch.where(dead[None, :, None], torch.zeros_like(alpha), alpha)
+            trace.note(f"query rows {rows} have every key masked: with fill −inf their "
+                       "weights are defined as 0 (not NaN), so their output is 0 plus any bias")
+        else:
+            trace.note(f"query rows {rows} have every key masked: with fill −1e20 the softmax "
+                       "of equal values gives uniform weights 1/n_k, as the seed code does")
+    return alpha
+
+
+def attend(trace: Trace, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, c: Call,
+           scale: str | float, scale_stage: str, mask_fill: str) -> torch.Tensor:
+    """scores → scaled → masked → softmax → weights → weighted, for dot-product heads.
+
+    q [h, n_q, d_k], k [h, n_k, d_k], v [h, n_k, d_v] -> α·V [h, n_q, d_v].
+    """
+    d_k = q.shape[-1]
+    s, s_words = scale_factor(scale, d_k, c.sizes["d_model"], k.shape[1])
+    # scores: every query against every key
+    scores = trace.record("scores", "Scores QKᵀ", "S = Q·Kᵀ, S_ij = q_i · k_j",
+                          q @ k.transpose(-1, -2), HEADS_QK)  # [h, n_q, n_k]
+    if scale_stage == "before_softmax":
+        # scaled: shrink the scores before the softmax
+        scaled = trace.record("scaled", "Scaled scores", f"S·s, s = {s_words}", scores * s,
+                              HEADS_QK)
+        masked = apply_mask(trace, scaled, c.mask, mask_fill, "S·s")
+        # weights: softmax over keys
+        alpha = softmax_keys(masked, c.mask, trace)
+        trace.record("weights", "Attention weights α", "α = softmax(S·s) over keys; "
+                     "each row sums to 1", alpha, HEADS_QK)
+    else:
+        masked = apply_mask(trace, scores, c.mask, mask_fill, "S")
+        # softmax: over keys, before the scale that comes after it
+        soft = trace.record("softmax", "Softmax of scores", "softmax(S) over keys",
+                            softmax_keys(masked, c.mask, trace), HEADS_QK)
+        alpha = soft * s
+        # weights: the seed's code scales after the softmax, so rows sum to s, not 1
+        trace.record("weights", "Attention weights α (scaled after softmax)",
+                     f"α = softmax(S)·s, s = {s_words}", alpha, HEADS_QK,
+                     note=f"scaled after the softmax as in seed 000's code: each row sums to "
+                     f"{s:.4g}, not 1")
+    # weighted: each query's mix of the values
+    return alpha @ v  # [h, n_q, d_v]

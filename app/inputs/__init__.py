@@ -1,0 +1,1 @@
+"""What a person types or pastes, turned into tensors: tokens, embeddings, masks, pastes."""
