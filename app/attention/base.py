@@ -13,6 +13,7 @@ K is [h, n_k, d_k], V is [h, n_k, d_v]; scores and α are [h, n_q, n_k].
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -22,9 +23,12 @@ import torch
 from .errors import InputError, shape_words
 from .options import parse_options
 from .trace import Trace
-from .weights import WeightSpec, resolve
+from .weights import WeightSpec, as_float64, resolve
 
 HEADS_QK = ("head", "query", "key")
+
+#: Widths that default from d_model; when left unset they are read off a given weight.
+FREE_SIZES = ("d_k", "d_v", "d_a", "d_out")
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class Mechanism:
         self.check(x, x_kv, opts)
         n_q, d_model = x.shape
         n_k, d_kv = x_kv.shape
+        opts = self.infer_free_sizes(opts, weights or {})
         sizes = self.sizes(d_model, d_kv, n_q, n_k, opts)
         words = f"an input with {d_model} features" + (
             f" and a key input with {d_kv}" if cross else "")
@@ -96,7 +101,31 @@ class Mechanism:
             mask = check_mask(mask, n_q, n_k)
         trace = Trace()
         out = self.forward(Call(x, x_kv, cross, w, mask, opts, sizes), trace)
+        check_overflow(trace)
         return out, trace
+
+    def infer_free_sizes(self, opts: Any, weights: dict[str, Any]) -> Any:
+        """Read a width the user left at its default from the shape of a weight they gave.
+
+        Pasting a 4 × 3 W_q with ``d_k`` unset means d_k = 3 (for multi-head, a W_q of
+        d_model × 6 with 2 heads means d_k = 3). Only options that are None are filled;
+        the usual shape checks then judge every other weight against these sizes.
+        """
+        free = [f for f in FREE_SIZES if getattr(opts, f, 0) is None]
+        found: dict[str, int] = {}
+        for spec in self.weight_specs(opts) if free else ():
+            given = weights.get(spec.name)
+            if given is None or isinstance(given, str):
+                continue
+            shape = tuple(as_float64(f"weights.{spec.name}", given).shape)
+            if len(shape) != len(spec.dims):
+                continue
+            for symbol, size in zip(spec.dims, shape, strict=True):
+                name, per_head = symbol.removeprefix("h·"), symbol.startswith("h·")
+                heads = getattr(opts, "heads", 1) if per_head else 1
+                if name in free and name not in found and size % heads == 0 and size:
+                    found[name] = size // heads
+        return dataclasses.replace(opts, **found) if found else opts
 
     def record_inputs(self, c: Call, trace: Trace) -> None:
         """Step `x` (and `x_kv` for cross-attention)."""
@@ -108,7 +137,7 @@ class Mechanism:
 
 def check_input(field: str, x: Any) -> torch.Tensor:
     """A non-empty, finite n × d matrix, as float64."""
-    x = torch.as_tensor(x, dtype=torch.float64)
+    x = as_float64(field, x)
     if x.dim() != 2:
         raise InputError(field, "a matrix n × d (rows are tokens)", f"{x.dim()} dimensions")
     if x.shape[0] == 0 or x.shape[1] == 0:
@@ -116,12 +145,26 @@ def check_input(field: str, x: Any) -> torch.Tensor:
                          f"a {shape_words(x.shape)} matrix")
     if not torch.isfinite(x).all():
         i, j = torch.nonzero(~torch.isfinite(x))[0].tolist()
-        raise InputError(field, "finite numbers", f"{x[i, j].item()} at row {i + 1}, column {j + 1}")
+        raise InputError(field, "finite numbers",
+                         f"{x[i, j].item()} at row {i + 1}, column {j + 1}")
     return x
 
 
+def check_overflow(trace: Trace) -> None:
+    """Finite inputs can still overflow float64 (|x| ≈ 1e155 squares past 1e308): a step
+    with inf or NaN (other than the −inf fill of `masked`) is refused, never returned."""
+    for step in trace.steps:
+        bad = torch.isnan(step.data) | torch.isposinf(step.data)
+        if step.id != "masked":
+            bad |= torch.isneginf(step.data)
+        if bad.any():
+            raise InputError("query", "inputs, weights and scale small enough that every step "
+                             "stays finite in float64",
+                             f"an overflow to inf or NaN at step {step.id!r} ({step.title})")
+
+
 def check_mask(mask: Any, n_q: int, n_k: int) -> torch.Tensor:
-    mask = torch.as_tensor(mask)
+    mask = mask if isinstance(mask, torch.Tensor) else as_float64("options.mask", mask)
     if tuple(mask.shape) != (n_q, n_k):
         raise InputError("options.mask", f"a {n_q} × {n_k} matrix (n_query × n_key) of 0/1",
                          shape_words(mask.shape))

@@ -90,11 +90,11 @@ class MultiHeadShared(Mechanism):
         self.record_inputs(c, trace)
         o, h = c.opts, c.opts.heads
         # q, k, v: split into h pieces, then the shared projection (or none, as written)
-        q = self.project(trace, "q", "Queries Q per head", "Q_i = X_i·W_q",
+        q = self.project(trace, "q", "Queries Q per head", "Q_i", "X_i",
                          split_heads(c.x, h), c, HQF)  # [h, n_q, head_dim]
-        k = self.project(trace, "k", "Keys K per head", "K_i = X_kv,i·W_k",
+        k = self.project(trace, "k", "Keys K per head", "K_i", "X_kv,i",
                          split_heads(c.x_kv, h), c, HKF)  # [h, n_k, head_dim]
-        v = self.project(trace, "v", "Values V per head", "V_i = X_kv,i·W_v",
+        v = self.project(trace, "v", "Values V per head", "V_i", "X_kv,i",
                          split_heads(c.x_kv, h), c, HKF)  # [h, n_k, head_dim]
         weighted = attend(trace, q, k, v, c, o.scale, "before_softmax", o.mask_fill)
         # weighted: each head's α_i·V_i
@@ -104,17 +104,17 @@ class MultiHeadShared(Mechanism):
                               merge_heads(weighted), ("query", "feature"))  # [n_q, d_model]
         # output: the seed's fc_out, a linear layer with bias
         return trace.record("output", "Output projection", "output = concat·W_o + b_o",
-                            concat @ c.w["W_o"] + c.w["b_o"], ("query", "feature"))  # [n_q, d_model]
+                            concat @ c.w["W_o"] + c.w["b_o"],
+                            ("query", "feature"))  # [n_q, d_model]
 
     @staticmethod
-    def project(trace: Trace, id: str, title: str, formula: str, pieces: torch.Tensor,
-                c: Call, axes: tuple[str, ...]) -> torch.Tensor:
-        """One of q, k, v: the pieces times the shared W (or the pieces themselves)."""
+    def project(trace: Trace, id: str, title: str, lhs: str, source: str,
+                pieces: torch.Tensor, c: Call, axes: tuple[str, ...]) -> torch.Tensor:
+        """One of q, k, v: the pieces times the shared W (or the raw pieces, as written)."""
         name = "W_" + id
         if c.opts.projections:
-            return trace.record(id, title, formula, pieces @ c.w[name], axes)
-        raw = formula.split(" = ")[1].split("·")[0]
-        return trace.record(id, f"{title} ({AS_WRITTEN})", f"{formula.split(' = ')[0]} = {raw}",
-                            pieces, axes,
-                            note=f"{AS_WRITTEN}, so {id.upper()} is the raw piece of the input, "
-                            f"no {name}")
+            return trace.record(id, title, f"{lhs} = {source}·{name}, the same {name} for "
+                                "every head", pieces @ c.w[name], axes)
+        return trace.record(id, f"{title} ({AS_WRITTEN})", f"{lhs} = {source}", pieces, axes,
+                            note=f"{AS_WRITTEN}, so {lhs} is the raw piece {source} of the "
+                            f"input, with no {name}")

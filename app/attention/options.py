@@ -84,7 +84,7 @@ def parse_options(cls: type, given: dict[str, Any] | None) -> Any:
     for key in given:
         if key not in fields:
             raise InputError(f"options.{key}", "one of " + ", ".join(fields) +
-                             f" for this mechanism", f"unknown option {key!r}")
+                             " for this mechanism", f"unknown option {key!r}")
     values = {k: _check(fields[k], v, _kinds(hints[k])) for k, v in given.items()}
     return cls(**values)
 

@@ -74,7 +74,7 @@ def resolve(
         if spec.name not in given:
             out[spec.name] = draw(seed, spec, shape)
             continue
-        w = torch.as_tensor(given[spec.name], dtype=torch.float64)
+        w = as_float64(f"weights.{spec.name}", given[spec.name])
         if len(shape) == 1 and w.dim() == 2 and 1 in w.shape:
             w = w.reshape(-1)  # a bias pasted as one row or one column
         if tuple(w.shape) != shape:
@@ -86,6 +86,16 @@ def resolve(
                              f"{w[tuple(bad)].item()} at {_at(bad)}")
         out[spec.name] = w
     return out
+
+
+def as_float64(field: str, value: object) -> torch.Tensor:
+    """`value` as a float64 tensor, or InputError naming `field` (ragged rows, text, ...)."""
+    try:
+        return torch.as_tensor(value, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError) as e:
+        got = ("rows of different lengths" if "sequence of length" in str(e)
+               else f"{type(value).__name__} {str(value)[:40]!r}")
+        raise InputError(field, "a rectangular array of numbers", got) from None
 
 
 def _at(index: list[int]) -> str:

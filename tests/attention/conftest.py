@@ -1,0 +1,10 @@
+"""Attention tests run in float64; torch's default dtype is left alone."""
+
+import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def _deterministic():
+    torch.manual_seed(0)
+    yield
