@@ -55,6 +55,10 @@ def sinusoidal(n: int, dim: int) -> torch.Tensor:
 
 def embed(tokens: list[str], spec: EmbeddingSpec, vocab: list[str]) -> torch.Tensor:
     """X for `tokens`: [n, dim]. `vocab` is the shared one-hot vocabulary."""
+    if isinstance(spec.dim, bool) or not isinstance(spec.dim, int) or spec.dim < 1:
+        raise InputError("embedding.dim", "an integer ≥ 1 (features per token)", repr(spec.dim))
+    if not tokens:
+        raise InputError("tokens", "at least one token", "none")
     if spec.kind == "hashed":
         x = torch.stack([token_vector(t, spec.dim, spec.seed) for t in tokens])
     elif spec.kind == "one_hot":
