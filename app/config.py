@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: The repository root (the directory holding app/, static/, templates/).
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,13 +35,28 @@ class Settings(BaseSettings):
     max_cells: int = Field(1_000_000, ge=1, description="cells of any one pasted matrix")
     max_body_bytes: int = Field(2 * 1024 * 1024, ge=1024, description="request body; "
                                 "larger bodies get 413")
-    cors_origins: list[str] = Field(default_factory=list, description="origins allowed to "
-                                    "call the API from a browser; empty = none")
+    max_attention_cells: int = Field(
+        1_048_576, ge=1, description="heads × n_query × n_key of one run (4 heads at 512 "
+        "tokens): bounds every per-head step the trace holds")
+    max_pair_cells: int = Field(
+        8_388_608, ge=1, description="n_query × n_key × d_a for mechanisms with a hidden "
+        "layer per query–key pair (additive: tanh(q_i + k_j + b_a) holds one d_a vector per "
+        "pair; 8M cells ≈ 64 MB per intermediate in float64)")
+    torch_threads: int = Field(
+        1, ge=0, description="torch intra-op threads per process; 1 (default) suits many "
+        "small requests on a few cores: several request threads each running a torch pool "
+        "oversubscribe the cores (measured 20–30× slower at 16 tokens on 2 cores); 0 leaves "
+        "torch's default")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="origins allowed to call the API from a browser, "
+        "comma-separated; empty = none (no CORS headers at all)")
 
-    @property
-    def max_paste_chars(self) -> int:
-        """Longest pasted matrix text: generous for max_cells numbers, below the body limit."""
-        return self.max_body_bytes
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value):
+        if isinstance(value, str):
+            return [o.strip() for o in value.split(",") if o.strip()]
+        return value
 
 
 @lru_cache

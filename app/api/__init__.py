@@ -1,0 +1,13 @@
+"""The HTTP layer: one router module per resource, each exposing ``router``.
+
+``create_app`` includes every module in ``ROUTER_MODULES`` in this order. A module that is
+not present in this checkout is skipped with a warning (see app.main.include_routers).
+"""
+
+ROUTER_MODULES = [
+    "app.api.health",
+    "app.api.attention",
+    "app.api.shares",
+    "app.api.pages",
+    "app.api.models",
+]
