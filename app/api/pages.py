@@ -1,0 +1,82 @@
+"""HTML pages: GET / (the step-by-step visualiser) and GET /s/{id} (a shared view).
+
+Each page has a JSON twin: / draws what GET /api/v1/mechanisms, /api/v1/presets and
+POST /api/v1/attention return; /s/{id} draws GET /api/v1/shares/{id}. The pages hold no
+numbers and no user text: the browser fetches them (static/js/api.js), so a token can never
+break out of an inline script. Templates get the CSP nonce as ``csp_nonce`` for the one
+``<style>`` element plotly.js fills.
+
+Also here, because the "Why √d_k?" panel needs it: GET /api/v1/experiments/sqrt-dk, seed
+000's experiment (app.attention.sqrt_dk) as JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, Field
+
+from app.inputs.embedding import KINDS, POSITIONS, EmbeddingSpec
+
+from .deps import TemplatesDep
+
+router = APIRouter(tags=["pages"])
+
+#: Share ids are URL-safe base64 (secrets.token_urlsafe); anything else cannot exist.
+SHARE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def page_context(request: Request, **extra: Any) -> dict[str, Any]:
+    """What every page template reads: the CSP nonce and the embedding choices."""
+    default = EmbeddingSpec()
+    return {"csp_nonce": getattr(request.state, "csp_nonce", ""),
+            "embedding_kinds": KINDS, "positions": POSITIONS,
+            "embedding": {"kind": default.kind, "dim": default.dim, "seed": default.seed,
+                          "positions": default.positions}, **extra}
+
+
+@router.get("/", response_class=HTMLResponse, name="home", include_in_schema=False)
+def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """The visualiser; it opens on the first preset, computed and drawn."""
+    return templates.TemplateResponse(request, "index.html", page_context(request))
+
+
+@router.get("/s/{share_id}", response_class=HTMLResponse, name="share_page",
+            include_in_schema=False)
+def share_page(share_id: str, request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """A shared view, read-only. The page fetches GET /api/v1/shares/{id} and says so if
+    it does not exist; a malformed id is a 404 page straight away."""
+    status = 200 if SHARE_ID.match(share_id) else 404
+    return templates.TemplateResponse(request, "share.html",
+                                      page_context(request, share_id=share_id),
+                                      status_code=status)
+
+
+class SqrtDkExperiment(BaseModel):
+    dims: list[int] = Field(description="widths d of q and k")
+    n: int = Field(description="rows of Q and K (keys per softmax row)")
+    trials: int = Field(description="independent draws of Q and K per d")
+    seed: int
+    std_raw: list[float] = Field(description="std of the entries of Q·Kᵀ, per d (≈ √d)")
+    std_scaled: list[float] = Field(description="std of Q·Kᵀ/√d, per d (≈ 1)")
+    max_weight_raw: list[float] = Field(description="mean of each row's largest softmax "
+                                        "weight of Q·Kᵀ (→ 1: saturated)")
+    max_weight_scaled: list[float] = Field(description="the same for Q·Kᵀ/√d")
+    expected_std_raw: list[float] = Field(description="√d, the theory")
+    expected_std_scaled: list[float] = Field(description="1, the theory")
+    uniform_weight: float = Field(description="1/n: the largest weight of a uniform row")
+
+
+@router.get("/api/v1/experiments/sqrt-dk", response_model=SqrtDkExperiment,
+            tags=["experiments"])
+def sqrt_dk(seed: Annotated[int, Query(ge=0, le=2**31 - 1)] = 0) -> JSONResponse:
+    """Seed 000's experiment: the std of QKᵀ grows like √d; 1/√d brings it back to 1 and
+    keeps the softmax from saturating. Q, K have N(0, 1) entries drawn from `seed`."""
+    from app.attention.sqrt_dk import sqrt_dk_experiment
+
+    result = sqrt_dk_experiment(seed=seed)
+    fields = SqrtDkExperiment.model_fields
+    return JSONResponse({k: v for k, v in result.items() if k in fields})

@@ -1,0 +1,63 @@
+"""Exports: PNG and SVG of a heatmap, a step as CSV, the result as JSON, copy as curl."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shlex
+import subprocess
+
+from .conftest import api
+from .helpers import go_to_step, open_page
+
+
+def download(page, button: str):
+    with page.expect_download() as info:
+        page.click(button)
+    d = info.value
+    return d.suggested_filename, open(d.path(), "rb").read()
+
+
+def test_png_and_svg_downloads(page, server):
+    open_page(page, server + "/")
+    name, data = download(page, "#export-png")
+    assert name.endswith(".png")
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+    name, data = download(page, "#export-svg")
+    assert name.endswith(".svg") and b"<svg" in data[:500]
+    assert page.watch.errors == []
+
+
+def test_step_csv_parses_back_to_the_same_numbers(page, server):
+    open_page(page, server + "/?preset=causal_multi_head")
+    go_to_step(page, "weights")
+    name, data = download(page, "#export-csv")
+    assert name.endswith(".csv")
+    rows = list(csv.reader(io.StringIO(data.decode())))
+    assert rows[0][:2] == ["head", "query"] and rows[0][2:] == [
+        "1:the", "2:cat", "3:sat", "4:on", "5:the", "6:mat"]
+    preset = api(server, "/api/v1/presets/causal_multi_head")
+    want = api(server, "/api/v1/attention", preset["request"])["attention"]
+    got = [[float(v) for v in r[2:]] for r in rows[1:]]
+    flat_want = [row for head in want for row in head]
+    assert len(got) == len(flat_want) == 12
+    for g, w in zip(got, flat_want, strict=True):
+        assert all(abs(a - b) < 1e-6 for a, b in zip(g, w, strict=True))
+
+
+def test_result_json_and_curl_reproduce_the_view(page, server):
+    open_page(page, server + "/?preset=seed004_worked_example")
+    name, data = download(page, "#export-json")
+    saved = json.loads(data)
+    assert saved["result"]["query_tokens"] == ["input 1", "input 2", "input 3"]
+    page.click("#export-curl")
+    page.wait_for_selector("#curl-text:not([hidden])")
+    command = page.inner_text("#curl-text")
+    assert command.startswith(f"curl -X POST {server}/api/v1/attention ")
+    out = subprocess.run(shlex.split(command) + ["-s"], capture_output=True, timeout=30,
+                         check=True)
+    result = json.loads(out.stdout)
+    alpha = saved["result"]["attention"]
+    assert all(abs(a - b) < 1e-6 for ha, hb in zip(alpha, result["attention"], strict=True)
+               for ra, rb in zip(ha, hb, strict=True) for a, b in zip(ra, rb, strict=True))
