@@ -3,7 +3,7 @@
 // it reproduces the value, so a mechanism with a different formula falls back to the value.
 
 import { exact, short, slice2d } from './arrays.js';
-import { isMasked, view } from './model.js';
+import { isMasked, view } from './result.js';
 import { numbered } from './text.js';
 
 const close = (a, b) => Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(a), Math.abs(b));

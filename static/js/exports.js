@@ -3,7 +3,7 @@
 
 import { apiUrl } from './api.js';
 import { exact, slice2d, toNested } from './arrays.js';
-import { axisLabels } from './model.js';
+import { axisLabels } from './result.js';
 import { visible } from './text.js';
 
 /** One CSV field: quoted when needed; a leading =, +, -, @ cannot start a spreadsheet formula. */

@@ -2,7 +2,7 @@
 
 import * as api from './api.js';
 import { Form } from './form.js';
-import { toModel } from './model.js';
+import { toModel } from './result.js';
 import { initSqrtDk } from './sqrtdk.js';
 import { readView, writeView } from './url.js';
 import { Viewer } from './viewer.js';

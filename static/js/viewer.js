@@ -6,7 +6,7 @@ import { short } from './arrays.js';
 import { explain } from './explain.js';
 import { curlCommand, resultJson, safeName, saveText, stepCsv } from './exports.js';
 import { drawHeads, markHead } from './heads.js';
-import { isMasked, view } from './model.js';
+import { isMasked, view } from './result.js';
 import * as plot from './plot.js';
 import { renderTable } from './table.js';
 import { clip, el, escapePlotly, numbered, visible } from './text.js';
