@@ -38,6 +38,11 @@ class Settings(BaseSettings):
     max_attention_cells: int = Field(
         1_048_576, ge=1, description="heads × n_query × n_key of one run (4 heads at 512 "
         "tokens): bounds every per-head step the trace holds")
+    max_result_cells: int = Field(
+        6_000_000, ge=1, description="numbers in one result (every step, weight, α and the "
+        "output): 6M is 24 MB as typed arrays; bounds what a few KB of request can ask for")
+    max_share_cells: int = Field(
+        3_000_000, ge=1, description="numbers in one stored share (kept as float64)")
     max_pair_cells: int = Field(
         8_388_608, ge=1, description="n_query × n_key × d_a for mechanisms with a hidden "
         "layer per query–key pair (additive: tanh(q_i + k_j + b_a) holds one d_a vector per "

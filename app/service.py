@@ -53,6 +53,13 @@ class RunResult:
     trace: Trace
     attention: torch.Tensor  # [heads, n_query, n_key]
     output: torch.Tensor  # [n_query, d_out]
+    mask: torch.Tensor | None = None  # [n_query, n_key] bool, True = may attend
+
+    @property
+    def cells(self) -> int:
+        """How many numbers the result holds: every step, weight, α and the output."""
+        return (sum(s.data.numel() for s in self.trace.steps) + self.attention.numel()
+                + self.output.numel() + sum(w.numel() for w in self.trace.weights.values()))
 
 
 def tokens_of(side: str, spec: InputSpec) -> list[str] | None:
@@ -112,7 +119,7 @@ def run_attention(spec: RunSpec, *, max_cells: int | None = None) -> RunResult:
                for name, w in spec.weights.items() if w is not None}
     output, trace = mechanism(x, x_kv, weights, mask, options, seed=spec.seed)
     return RunResult(spec.mechanism, q_tokens, k_tokens, trace, trace["weights"].data,
-                     output.detach().to(torch.float64))
+                     output.detach().to(torch.float64), mask)
 
 
 # --- a request as plain data (JSON API v1) -> RunSpec ------------------------------------

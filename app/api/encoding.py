@@ -37,8 +37,18 @@ def to_numpy(array: Any) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.float64)
 
 
+#: The largest float32; a finite value beyond it would arrive as ±∞ in f4.
+F4_MAX = float(np.finfo(np.float32).max)
+
+
 def typed_array(a: np.ndarray, encoding: str = "typed") -> dict[str, Any]:
-    """``{"dtype", "bdata", "shape"}``: base64 of the little-endian, row-major bytes."""
+    """``{"dtype", "bdata", "shape"}``: base64 of the little-endian, row-major bytes.
+
+    ``typed`` is float32, unless a finite value lies outside float32's range: then that
+    array comes as float64 (``"f8"``, which Plotly reads too) rather than turn into ∞.
+    """
+    if encoding == "typed" and np.max(np.abs(a[np.isfinite(a)]), initial=0.0) > F4_MAX:
+        encoding = "f8"
     dtype, np_dtype = _DTYPES[encoding]
     raw = np.ascontiguousarray(a, dtype=np_dtype).tobytes()
     return {"dtype": dtype, "bdata": base64.b64encode(raw).decode("ascii"),
@@ -83,7 +93,11 @@ def encode_result(result: Any, encoding: str = "plain") -> dict[str, Any]:
             "steps": encode_steps(result.trace, encoding),
             "attention": encode_array(result.attention, encoding),
             "output": encode_array(result.output, encoding),
-            "notes": list(result.trace.notes)}
+            "notes": list(result.trace.notes),
+            "sizes": dict(result.trace.sizes),
+            "weights": {name: encode_array(w, encoding)
+                        for name, w in result.trace.weights.items()},
+            "mask": None if result.mask is None else result.mask.numpy().astype(np.int8)}
 
 
 def _is_typed(value: Any) -> bool:

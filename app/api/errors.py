@@ -35,7 +35,7 @@ def clean_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """pydantic errors without ``input``/``ctx``/``url``; messages cut to MAX_MSG."""
     out = []
     for e in errors:
-        msg = str(e.get("msg", ""))
+        msg = str(e.get("msg", "")).removeprefix("Value error, ")  # our own words follow
         if e.get("type") == "json_invalid" and (e.get("ctx") or {}).get("error"):
             msg = f"{msg}: {e['ctx']['error']}"  # e.g. "JSON decode error: Expecting value"
         loc = [p for p in e.get("loc", ()) if not _is_tag(p)]

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, create_model
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    create_model,
+)
 
 from app.attention.options import describe_options
 from app.attention.registry import MECHANISMS
@@ -25,7 +33,21 @@ StrictInt = Annotated[int, Field(strict=True)]
 Seed = Annotated[int, Field(strict=True, ge=0, le=MAX_SEED,
                             description="seed for what is drawn at random, 0 … 2^63 − 1")]
 Rows = list[list[FiniteFloat]]
-Paste = Annotated[str, Field(description="a pasted matrix: JSON nested lists, CSV, TSV, "
+def _unicode(value: str) -> str:
+    """Refuse a lone UTF-16 surrogate ("\\ud800" in JSON): it is no character, and it
+    cannot be hashed, stored or sent back as UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(value[e.start])
+        raise ValueError(f"expected valid Unicode text, got a lone surrogate U+{code:04X} "
+                         f"at character {e.start + 1}") from None
+    return value
+
+
+#: Any text a user sends: checked to be valid Unicode.
+Text = Annotated[str, AfterValidator(_unicode)]
+Paste = Annotated[Text, Field(description="a pasted matrix: JSON nested lists, CSV, TSV, "
                              "whitespace- or ;-separated rows, or a numpy / PyTorch repr",
                              examples=["1 0 1 1\n0 2 0 2\n1 1 1 1"])]
 
@@ -66,9 +88,9 @@ class InputSide(Strict):
     """One side of the attention: exactly one of text, tokens, matrix (tokens may label a
     matrix). Rows are tokens: a matrix is n × d_model."""
 
-    text: str | None = Field(None, description="split on whitespace into tokens",
+    text: Text | None = Field(None, description="split on whitespace into tokens",
                              examples=["I saw a saw"])
-    tokens: list[str] | None = Field(None, description="the tokens themselves, or labels "
+    tokens: list[Text] | None = Field(None, description="the tokens themselves, or labels "
                                      "for the rows of `matrix`")
     matrix: Matrix | None = Field(None, description="X itself, n × d_model: nested "
                                           "lists or pasted text")
@@ -157,7 +179,8 @@ class AttentionRequest(Strict):
 class TypedArray(BaseModel):
     """A Plotly typed array: base64 of float32 little-endian values, row-major."""
 
-    dtype: Literal["f4"]
+    dtype: Literal["f4", "f8"] = Field(description="f4 (float32); f8 (float64) when a value "
+                                       "lies outside float32's range")
     bdata: str
     shape: list[int]
 
@@ -182,6 +205,12 @@ class AttentionResponse(BaseModel):
         description="α, [heads][n_query][n_key]")
     output: list[list[float]] | TypedArray = Field(description="[n_query][d_out]")
     notes: list[str]
+    sizes: dict[str, int] = Field(description="the value of every shape symbol in this run, "
+                                  'e.g. {"d_model": 8, "d_k": 4, "h": 2}')
+    weights: dict[str, list[list[float]] | list[float] | TypedArray] = Field(
+        description="every weight actually used, given or drawn from the seed, by name")
+    mask: list[list[Literal[0, 1]]] | None = Field(
+        description="the mask applied, [n_query][n_key], 1 = may attend; null = none")
 
 
 class Parameter(BaseModel):

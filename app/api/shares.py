@@ -46,7 +46,8 @@ def register_runner(kind: str, runner: Runner) -> None:
 def run_attention_share(request: dict[str, Any], http: Request) -> tuple[dict, dict]:
     """kind "attention": the request as validated, and the full response in f8."""
     req = AttentionRequest.model_validate(request)
-    result = checked_run(req, http.app.state.settings)
+    settings = http.app.state.settings
+    result = checked_run(req, settings, max_cells=settings.max_share_cells)
     return req.model_dump(mode="json", exclude_none=True), enc.encode_result(result, "f8")
 
 

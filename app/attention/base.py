@@ -99,7 +99,7 @@ class Mechanism:
         w = resolve(self.weight_specs(opts), sizes, weights, seed, words)
         if mask is not None:
             mask = check_mask(mask, n_q, n_k)
-        trace = Trace()
+        trace = Trace(sizes=dict(sizes), weights={k: v.detach().clone() for k, v in w.items()})
         out = self.forward(Call(x, x_kv, cross, w, mask, opts, sizes), trace)
         check_overflow(trace)
         return out, trace

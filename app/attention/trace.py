@@ -54,10 +54,16 @@ class Step:
 
 @dataclass
 class Trace:
-    """An ordered list of steps plus notes about the whole call (e.g. fully masked rows)."""
+    """An ordered list of steps plus notes about the whole call (e.g. fully masked rows),
+    the sizes of its shape symbols and the weights it used, so that a result can be
+    reproduced exactly from the trace alone, whatever a later version draws at random."""
 
     steps: list[Step] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the value of every shape symbol in this call, e.g. {"d_model": 8, "d_k": 4, "h": 2}
+    sizes: dict[str, int] = field(default_factory=dict)
+    #: the weights actually used, given or drawn (float64 copies), by name
+    weights: dict[str, torch.Tensor] = field(default_factory=dict)
 
     def record(
         self,

@@ -200,3 +200,35 @@ def test_the_seed_in_weights_as_design_shows_it_draws_the_same_weights(client):
     both = client.post("/api/v1/attention", json={**base, "seed": 1, "weights": {"seed": 2}})
     assert both.status_code == 422
     assert both.json()["detail"][0]["msg"].startswith("weights.seed: expected the same seed")
+
+
+def test_the_response_carries_sizes_the_weights_used_and_the_mask(client):
+    body = {"mechanism": "multi_head", "query": {"text": "the cat sat"}, "seed": 4,
+            "options": {"heads": 2, "mask": "causal"}}
+    r = client.post("/api/v1/attention", json=body).json()
+    assert r["sizes"]["d_model"] == 8 and r["sizes"]["h"] == 2 and r["sizes"]["d_k"] == 4
+    assert set(r["weights"]) == {"W_q", "W_k", "W_v", "W_o"}
+    assert np.array(r["weights"]["W_q"]).shape == (8, 8)
+    assert r["mask"] == [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    # the weights returned reproduce the run when given back, whatever the seed
+    again = client.post("/api/v1/attention", json={**body, "seed": 99,
+                                                   "weights": r["weights"]}).json()
+    assert np.allclose(again["attention"], r["attention"], atol=0, rtol=1e-12)
+    typed = client.post("/api/v1/attention?encoding=typed", json=body).json()
+    w_q = typed["weights"]["W_q"]
+    got = np.frombuffer(base64.b64decode(w_q["bdata"]), "<f4").reshape(w_q["shape"])
+    assert np.allclose(got, r["weights"]["W_q"], atol=1e-6)
+    assert typed["mask"] == r["mask"]
+
+
+def test_typed_values_beyond_float32_come_as_float64_not_infinity(client):
+    body = {"mechanism": "scaled_dot_product", "query": {"matrix": [[1e30, 0], [0, -1e20]]},
+            "weights": {"W_q": [[1, 0], [0, 1]], "W_k": [[1, 0], [0, 1]],
+                        "W_v": [[1, 0], [0, 1]]}, "options": {"scale": "none"}}
+    typed = client.post("/api/v1/attention?encoding=typed", json=body).json()
+    scores = next(s["data"] for s in typed["steps"] if s["id"] == "scores")
+    assert scores["dtype"] == "f8"
+    values = np.frombuffer(base64.b64decode(scores["bdata"]), "<f8")
+    assert values[0] == pytest.approx(1e60, rel=1e-12) and np.isfinite(values).all()
+    x = next(s["data"] for s in typed["steps"] if s["id"] == "x")
+    assert x["dtype"] == "f4"  # 1e30 fits float32: no need for f8

@@ -225,3 +225,35 @@ def test_malformed_requests_get_a_4xx_naming_a_field(client, body):
     assert r.status_code == 422, r.text
     for err in r.json()["detail"]:
         assert err["loc"] and err["msg"] and "input" not in err
+
+
+def test_a_small_request_cannot_ask_for_a_huge_result(client):
+    """512 tokens with wide heads: a 4 KB body that would answer with hundreds of MB."""
+    body = {"mechanism": "multi_head", "query": {"tokens": [f"t{i}" for i in range(512)]},
+            "embedding": {"dim": 1024}, "options": {"heads": 4, "d_k": 1024, "d_v": 1024}}
+    r = client.post("/api/v1/attention", json=body)
+    assert r.status_code == 422
+    msg = r.json()["detail"][0]["msg"]
+    assert "expected a result of at most 6,000,000 numbers" in msg and "got" in msg
+    assert len(r.content) < 2000
+
+
+def test_a_share_has_a_smaller_cap_than_a_response(client):
+    body = {"mechanism": "multi_head", "query": {"tokens": [f"t{i}" for i in range(512)]},
+            "options": {"heads": 4}}
+    assert client.post("/api/v1/attention?encoding=typed", json=body).status_code == 200
+    r = client.post("/api/v1/shares", json={"request": body})
+    assert r.status_code == 422
+    assert "at most 3,000,000 numbers" in r.json()["detail"][0]["msg"]
+
+
+@pytest.mark.parametrize("side", [{"text": "a \ud800"}, {"tokens": ["\udfff"]},
+                                  {"matrix": [[1.0]], "tokens": ["\ud83d"]}])
+def test_a_lone_surrogate_is_a_422_naming_the_field(client, side):
+    body = {"mechanism": "scaled_dot_product", "query": side}
+    for url, payload in (("/api/v1/attention", body), ("/api/v1/shares", {"request": body})):
+        r = client.post(url, content=json.dumps(payload),
+                        headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        assert "valid Unicode text, got a lone surrogate" in r.json()["detail"][0]["msg"]
+    assert client.get("/api/v1/health").status_code == 200
