@@ -23,7 +23,7 @@ import secrets
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -39,8 +39,10 @@ TEMPLATES_DIR = ROOT / "templates"
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "
        "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
        "frame-ancestors 'none'; form-action 'self'")
-#: FastAPI's own /docs and /redoc pages load Swagger/ReDoc from a CDN with inline script.
-CSP_EXEMPT = ("/docs", "/redoc")
+#: Swagger UI's page (/docs) starts itself with an inline script.
+CSP_EXEMPT = ("/docs",)
+#: Everything that is not an HTML page (JSON, scripts, images) may load nothing itself.
+CSP_NOT_HTML = "default-src 'none'; frame-ancestors 'none'"
 YEAR = 365 * 24 * 3600
 
 
@@ -71,10 +73,14 @@ class SecurityHeaders:
                     headers.append((b"x-content-type-options", b"nosniff"))
                 if b"referrer-policy" not in names:
                     headers.append((b"referrer-policy", b"no-referrer"))
-                if ctype.startswith(b"text/html") and not exempt:
+                if exempt:
+                    pass
+                elif ctype.startswith(b"text/html"):
                     headers.append((b"content-security-policy",
                                     CSP.format(nonce=nonce).encode()))
                     headers.append((b"x-frame-options", b"DENY"))
+                elif b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", CSP_NOT_HTML.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -148,7 +154,26 @@ def mount_static(app: FastAPI) -> None:
         return FileResponse(js, media_type="text/javascript",
                             headers={"Cache-Control": f"public, max-age={YEAR}, immutable"})
 
+    mount_docs(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+
+
+def mount_docs(app: FastAPI) -> None:
+    """/docs: Swagger UI from the installed ``swagger-ui-bundle`` package, so the API's
+    interactive documentation works offline (FastAPI's default loads it from a CDN)."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/static/vendor/swagger-ui", StaticFiles(directory=swagger_ui_path),
+              name="swagger_ui")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url, title=f"{app.title}: JSON API v1",
+            swagger_js_url="/static/vendor/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url="/static/vendor/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg")
 
 
 def make_templates() -> Jinja2Templates:
@@ -171,6 +196,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = store_from_url(settings.database_url)
 
     app = FastAPI(
+        docs_url=None,  # served by mount_docs from local files
+        redoc_url=None,
         title="attnscope",
         version="1.0.0",
         summary="Attention mechanisms, traced step by step: JSON API v1.",

@@ -50,9 +50,23 @@ export const runAttention = (request, signal) =>
   call('POST', '/attention?encoding=typed', request, signal);
 export const createShare = (request) => call('POST', '/shares', { request });
 export const getShare = (id) => call('GET', `/shares/${encodeURIComponent(id)}?encoding=typed`);
+/** The same as runAttention in plain float64 lists: the exact numbers, for exports. */
+export const runAttentionPlain = (request, signal) => call('POST', '/attention', request, signal);
+/** A share in plain float64 lists: its exact numbers and weights (exports, "edit a copy"). */
+export const getSharePlain = (id) => call('GET', `/shares/${encodeURIComponent(id)}`);
 export const getSqrtDkExperiment = () => call('GET', '/experiments/sqrt-dk');
 
 /** The absolute URL of an API path on this server, for "copy as curl". */
 export function apiUrl(path) {
   return new URL(API_ROOT + path, window.location.origin).href;
 }
+
+// --- real pretrained models (added by the model page; app/api/models.py) -----------------
+
+export const getModels = () => call('GET', '/models');
+/** Per layer × head statistics, ≤ 64 × 64 thumbnails and the rollout, typed arrays. */
+export const modelOverview = (modelId, body, signal) =>
+  call('POST', `/models/${encodeURIComponent(modelId)}/overview?encoding=typed`, body, signal);
+/** α of one head (body {text, layer, head, truncate, steps}) and, with steps, its trace. */
+export const modelAttention = (modelId, body, signal) =>
+  call('POST', `/models/${encodeURIComponent(modelId)}/attention?encoding=typed`, body, signal);

@@ -1,4 +1,5 @@
-// Numbers from the API: Plotly-style typed arrays {dtype, bdata (base64), shape} or plain
+// Numbers from the API: Plotly-style typed arrays {dtype, bdata (base64), shape} — dtype
+// "f4" (float32), or "f8" (float64) when a value does not fit a float32 — or plain
 // nested lists, decoded to one flat typed array plus its shape (row-major).
 
 const DTYPES = { f4: Float32Array, f8: Float64Array, i4: Int32Array, i2: Int16Array,
@@ -72,21 +73,10 @@ export function slice2d(tensor, head) {
   return { rows, cols, rowViews, get: (i, j) => data[offset + i * cols + j] };
 }
 
-/** A decoded tensor back to nested lists (non-finite numbers become null, as JSON wants). */
-export function toNested(tensor) {
-  const { data, shape } = tensor;
-  const build = (dim, offset) => {
-    if (dim === shape.length) {
-      const v = data[offset];
-      return Number.isFinite(v) ? v : null;
-    }
-    const stride = shape.slice(dim + 1).reduce((a, b) => a * b, 1);
-    return Array.from({ length: shape[dim] }, (_, i) => build(dim + 1, offset + i * stride));
-  };
-  return shape.length ? build(0, 0) : [];
-}
-
-/** Shortest text that reads back to the same float32 (9 significant digits always do). */
+/**
+ * A value to read on screen: 9 significant digits (exactly a float32's precision; an f8 value
+ * is rounded — the CSV and JSON exports carry the API's exact float64 numbers).
+ */
 export function exact(v) {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return 'inf';

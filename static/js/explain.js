@@ -3,7 +3,7 @@
 // it reproduces the value, so a mechanism with a different formula falls back to the value.
 
 import { exact, short, slice2d } from './arrays.js';
-import { isMasked, view } from './result.js';
+import { isMaskedCell, view } from './result.js';
 import { numbered } from './text.js';
 
 const close = (a, b) => Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(a), Math.abs(b));
@@ -13,18 +13,19 @@ function sameGrid(a, b) {
 }
 
 /** α_ij = exp(s_ij − m_i) / Σ_j exp(s_ij − m_i), from the scores that went in. */
-function softmaxLines(prev, step, h, i, j, value) {
+function softmaxLines(model, prev, step, h, i, j, value) {
   const v = slice2d(prev.tensor, h);
   const row = Array.from({ length: v.cols }, (_, t) => v.get(i, t));
-  const live = row.filter((x) => !isMasked(x));
+  const off = row.map((x, t) => isMaskedCell(model, prev, i, t, x) || !Number.isFinite(x));
+  const live = row.filter((_, t) => !off[t]);
   if (!live.length) return null;
   const m = Math.max(...live);
-  const e = row.map((x) => (isMasked(x) ? 0 : Math.exp(x - m)));
+  const e = row.map((x, t) => (off[t] ? 0 : Math.exp(x - m)));
   const sum = e.reduce((a, b) => a + b, 0);
   if (!close(e[j] / sum, value)) return null;
   return [
     `α_ij = exp(s_ij − m_i) / Σ_j exp(s_ij − m_i), with s from “${prev.title}”.`,
-    `s_ij = ${isMasked(row[j]) ? `${short(row[j])} (masked)` : exact(row[j])}; row max m_i = ${exact(m)}.`,
+    `s_ij = ${off[j] ? `${short(row[j])} (masked)` : exact(row[j])}; row max m_i = ${exact(m)}.`,
     `exp(s_ij − m_i) = ${exact(e[j])}; the row's sum Σ_j exp(s_ij − m_i) = ${exact(sum)}.`,
     `α_ij = ${exact(e[j])} / ${exact(sum)} = ${exact(e[j] / sum)}.`,
   ];
@@ -45,35 +46,62 @@ function dotLines(q, k, h, i, j, value) {
   return [`s_ij = q_i · k_j = ${terms.join(' + ')}${vq.cols > 6 ? ' + …' : ''} = ${exact(sum)}.`];
 }
 
-/** Q_ij = Σ_t X_it · W[t, col]: row i of the input against one column of the weight. */
-function projectionLines(model, step, h, i, j, value) {
-  const letter = step.id.toUpperCase();
-  const input = model.steps.find((s) => s.id === (step.id === 'q' ? 'x' : 'x_kv'))
-    || model.steps.find((s) => s.id === 'x');
-  if (!input) return null;
-  const x = slice2d(input.tensor, 0);
-  if (i >= x.rows) return null;
-  const col = h * step.shape[step.shape.length - 1] + j;
-  const xs = Array.from({ length: x.cols }, (_, t) => x.get(i, t));
-  const lines = [`${letter}_ij = Σ_t X_it · W_${step.id}[t, ${col + 1}]: row ${i + 1} of `
-    + `“${input.title}” against column ${col + 1} of W_${step.id}.`,
-  `row ${i + 1} of X = [${xs.slice(0, 8).map(short).join(', ')}${xs.length > 8 ? ', …' : ''}]`];
-  const w = model.weights[`W_${step.id}`];
-  if (w && w.shape.length === 2 && w.shape[0] === x.cols && col < w.shape[1]) {
-    let sum = 0;
-    const terms = [];
-    xs.forEach((xv, t) => {
-      const wv = w.data[t * w.shape[1] + col];
-      sum += xv * wv;
-      if (t < 6) terms.push(`${short(xv)}·${short(wv)}`);
-    });
-    if (close(sum, value)) lines.push(`= ${terms.join(' + ')}${xs.length > 6 ? ' + …' : ''} = ${exact(sum)}`);
-  }
-  return lines;
+const terms = (xs, ws) => xs.slice(0, 6).map((x, t) => `${short(x)}·${short(ws[t])}`).join(' + ')
+  + (xs.length > 6 ? ' + …' : '');
+
+function dot(xs, ws) {
+  return xs.reduce((sum, x, t) => sum + x * ws[t], 0);
 }
 
-function maskedLines(prev, h, i, j, value) {
-  if (isMasked(value)) {
+/**
+ * Q_ij from the weights the run actually used, in the two ways a mechanism can project:
+ * one wide weight (Q = X·W_q, head h is columns h·d_k … of W_q, plus b_q when given), or one
+ * shared small weight applied to head h's slice of X's row (X_i[h·head_dim …]·W_q). A line is
+ * shown only if it recomputes the value; otherwise the cell is described without a formula.
+ */
+function projectionLines(model, step, h, i, j, value) {
+  const letter = step.id.toUpperCase();
+  const inputId = step.id === 'q' ? 'x' : 'x_kv';
+  const input = model.steps.find((s) => s.id === inputId) || model.steps.find((s) => s.id === 'x');
+  const w = model.weights[`W_${step.id}`];
+  const generic = [`${letter}_ij: feature ${j + 1} of row ${i + 1}'s projection (see the step's formula).`];
+  if (!input || !w || w.shape.length !== 2) return generic;
+  const x = slice2d(input.tensor, 0);
+  if (i >= x.rows) return generic;
+  const xs = Array.from({ length: x.cols }, (_, t) => x.get(i, t));
+  const [wRows, wCols] = w.shape;
+  const column = (c) => Array.from({ length: wRows }, (_, t) => w.data[t * wCols + c]);
+  const name = input.id === 'x' ? 'X' : 'X_kv';
+  const width = step.shape[step.shape.length - 1];
+  // one wide weight: column h·width + j of W (and its bias)
+  const c = h * width + j;
+  if (wRows === x.cols && c < wCols) {
+    const ws = column(c);
+    const b = model.weights[`b_${step.id}`];
+    const bias = b && b.data.length === wCols ? b.data[c] : 0;
+    const sum = dot(xs, ws) + bias;
+    if (close(sum, value)) {
+      return [`${letter}_ij = row ${i + 1} of ${name} · column ${c + 1} of W_${step.id}`
+        + `${bias ? ` + b_${step.id}[${c + 1}]` : ''} = ${terms(xs, ws)}`
+        + `${bias ? ` + ${short(bias)}` : ''} = ${exact(sum)}.`];
+    }
+  }
+  // one shared weight on head h's slice of the row
+  const from = h * wRows;
+  if (from + wRows <= x.cols && j < wCols) {
+    const part = xs.slice(from, from + wRows);
+    const ws = column(j);
+    const sum = dot(part, ws);
+    if (close(sum, value)) {
+      return [`${letter}_ij = features ${from + 1}–${from + wRows} of row ${i + 1} of ${name} `
+        + `(head ${h + 1}'s slice) · column ${j + 1} of W_${step.id} = ${terms(part, ws)} = ${exact(sum)}.`];
+    }
+  }
+  return generic;
+}
+
+function maskedLines(masked, prev, value) {
+  if (masked) {
     return [`Masked: this query may not attend to this key, so the score is set to ${short(value)} `
       + 'and its weight after the softmax is 0.'];
   }
@@ -90,16 +118,16 @@ export function explain(model, index, h, i, j) {
   const where = [v.rowAxis ? `${v.rowAxis} ${numbered(v.rowLabels[i], i)}` : null,
     `${v.colAxis} ${numbered(v.colLabels[j], j)}`, v.hasHead ? `head ${h + 1}` : null];
   const head = [`${step.title}: ${where.filter(Boolean).join(' · ')}`,
-    `value = ${exact(value)}${isMasked(value) ? ' (masked)' : ''}`];
+    `value = ${exact(value)}${v.masked(i, j) ? ' (masked)' : ''}`];
   const prev = model.steps[index - 1];
   const byId = (id) => model.steps.find((s) => s.id === id);
   let more = null;
   if (sameGrid(prev, step) && step.axes.includes('key') && step.range.min >= 0) {
-    more = softmaxLines(prev, step, h, i, j, value);
+    more = softmaxLines(model, prev, step, h, i, j, value);
   }
   if (!more && step.id === 'scores' && byId('q') && byId('k')) more = dotLines(byId('q'), byId('k'), h, i, j, value);
   if (!more && ['q', 'k', 'v'].includes(step.id)) more = projectionLines(model, step, h, i, j, value);
-  if (!more && step.id === 'masked') more = maskedLines(prev, h, i, j, value);
+  if (!more && step.id === 'masked') more = maskedLines(v.masked(i, j), prev, value);
   if (!more && step.id === 'scaled' && sameGrid(prev, step)) {
     const before = view(model, prev, h).slice.get(i, j);
     if (before !== 0) more = [`= ${exact(before)} (“${prev.title}”) × s, s = ${exact(value / before)}`];

@@ -2,7 +2,7 @@
 // (Images go through plot.js, the only module that talks to Plotly.)
 
 import { apiUrl } from './api.js';
-import { exact, slice2d, toNested } from './arrays.js';
+import { slice2d } from './arrays.js';
 import { axisLabels } from './result.js';
 import { visible } from './text.js';
 
@@ -13,12 +13,28 @@ export function csvField(text) {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** A float64 as text that reads back to exactly the same number (JS's shortest round trip). */
+function numberText(v, drawn) {
+  if (v !== null && v !== undefined) return String(v);
+  // the plain encoding writes a non-finite number as null: say which one it was
+  if (drawn === -Infinity) return '-inf';
+  if (drawn === Infinity) return 'inf';
+  return 'nan';
+}
+
+/** Row i of head h of a nested plain array shaped like `step` (as the API sent it). */
+function plainRow(data, hasHead, h, i) {
+  if (hasHead) return data[h][i];
+  return Array.isArray(data[0]) ? data[i] : data;
+}
+
 /**
  * A step as CSV: a header of column labels ("2:saw"), then one line per row (and per head,
- * with a leading head column). Numbers are written with 9 significant digits, which read
- * back to exactly the same float32.
+ * with a leading head column). The numbers are the API's plain float64 numbers (`plainStep`,
+ * the same step from the plain encoding), each written so it parses back to exactly that
+ * number; labels are guarded against spreadsheet formulas, numbers are not touched.
  */
-export function stepCsv(model, step) {
+export function stepCsv(model, step, plainStep) {
   const axes = step.axes.filter((a) => a !== 'head');
   const hasHead = step.axes[0] === 'head';
   const heads = hasHead ? step.shape[0] : 1;
@@ -33,30 +49,18 @@ export function stepCsv(model, step) {
   for (let h = 0; h < heads; h += 1) {
     const s = slice2d(step.tensor, h);
     for (let i = 0; i < s.rows; i += 1) {
-      const cells = [...(hasHead ? [String(h + 1)] : []), `${i + 1}:${visible(rowLabels[i])}`];
-      for (let j = 0; j < s.cols; j += 1) cells.push(exact(s.get(i, j)));
-      out.push(cells.map(csvField).join(','));
+      const labels = [...(hasHead ? [String(h + 1)] : []), `${i + 1}:${visible(rowLabels[i])}`];
+      const row = plainRow(plainStep.data, hasHead, h, i);
+      const cells = Array.from({ length: s.cols }, (_, j) => numberText(row[j], s.get(i, j)));
+      out.push([...labels.map(csvField), ...cells].join(','));
     }
   }
   return `${out.join('\r\n')}\r\n`;
 }
 
-/** The whole result as plain JSON (nested lists; −∞ and other non-finite numbers as null). */
-export function resultJson(model, request) {
-  const r = model.raw;
-  return JSON.stringify({
-    request,
-    result: {
-      mechanism: r.mechanism,
-      query_tokens: r.query_tokens,
-      key_tokens: r.key_tokens,
-      notes: r.notes || [],
-      steps: model.steps.map((s) => ({ id: s.id, title: s.title, formula: s.formula,
-        shape: s.shape, axes: s.axes, note: s.note, data: toNested(s.tensor) })),
-      attention: toNested(model.attention),
-      output: toNested(model.output),
-    },
-  }, null, 1);
+/** The whole result as the API's plain JSON (float64 numbers; non-finite numbers as null). */
+export function resultJson(plainResult, request) {
+  return JSON.stringify({ request, result: plainResult }, null, 1);
 }
 
 /** A shell command that reproduces the view with the JSON API (single quotes escaped). */

@@ -18,6 +18,35 @@ export function matrixText(m) {
 
 const lines = (text) => text.split('\n').map((s) => s.replace(/\r$/, '')).filter((s) => s !== '');
 
+/**
+ * How many rows a pasted matrix has, as the server will read it: a bracket opening a row of
+ * numbers in JSON / numpy / torch text ("[[1, 0], [0, 1]]" has 2), else one row per line
+ * (or per ";"). null when the text is empty.
+ */
+export function matrixRows(text) {
+  if (/\[\s*\[/.test(text)) {
+    const rows = text.slice(text.search(/\[\s*\[/)).match(/\[\s*[-+.\d]/g);
+    return rows ? rows.length : null;
+  }
+  const body = text.replace(/^[^[\d\-+.]*\[/, '').replace(/\][^\]]*$/, '');
+  const rows = body.split('\n').filter((ln) => ln.trim() && !ln.trim().startsWith('#'));
+  if (rows.length === 1) return rows[0].split(';').filter((part) => part.trim()).length;
+  return rows.length || null;
+}
+
+/** A mask given as text ("1 0\n1 1", "[[1,0],[1,1]]", "1 0; 1 1") as rows of 0/1. */
+export function maskRows(text) {
+  try {
+    const m = JSON.parse(text);
+    if (Array.isArray(m) && m.every(Array.isArray)) return m;
+  } catch {
+    // not JSON: rows of numbers
+  }
+  const rows = text.replace(/[[\]]/g, ' ').split(/\n|;/).map((ln) => ln.trim())
+    .filter((ln) => ln && !ln.startsWith('#'));
+  return rows.map((ln) => ln.split(/[\s,]+/).filter(Boolean).map(Number));
+}
+
 export class Form {
   constructor(mechanisms, onChange) {
     this.mechanisms = new Map(mechanisms.map((m) => [m.id, m]));
@@ -39,7 +68,10 @@ export class Form {
     const t = e.target;
     if (t.id === 'mechanism') this.renderMechanism(this.mechanisms.get(t.value), {});
     if (t.id === 'cross') $('key-fieldset').hidden = !t.checked;
-    if (t.id === 'mask-kind') this.showMask();
+    if (t.id === 'mask-kind') {
+      this.syncMask();
+      this.showMask();
+    }
     if (t.dataset && t.dataset.option) this.showConditions();
     if (t.name === 'query-mode' || t.name === 'key-mode') this.showModes();
     if (e.type === 'change' && t.type !== 'radio' && t.tagName === 'TEXTAREA') return;
@@ -234,8 +266,43 @@ export class Form {
     return labels.length ? { matrix: text, tokens: labels } : { matrix: text };
   }
 
+  /**
+   * The tokens each side has now (text split on whitespace, one token a line, or one row of
+   * the matrix each), or null when a matrix's rows cannot be counted here; the key side is
+   * the query side unless cross-attention is on.
+   */
+  currentTokens(side) {
+    if (side === 'key' && !$('cross').checked) return this.currentTokens('query');
+    const mode = this.form.querySelector(`input[name="${side}-mode"]:checked`).value;
+    const text = $(`${side}-text`).value;
+    if (mode === 'text') return text.split(/\s+/).filter(Boolean);
+    if (mode === 'tokens') return lines(text);
+    const labels = lines($(`${side}-labels`).value);
+    if (labels.length) return labels;
+    const n = matrixRows(text);
+    return n === null ? null : Array.from({ length: n }, (_, i) => String(i + 1));
+  }
+
+  /** The 0/1 grid takes the size of the current input (keeping the cells that still fit). */
+  syncMask() {
+    if ($('mask-kind').value !== 'grid') return;
+    const q = this.currentTokens('query');
+    const k = this.currentTokens('key');
+    if (!q || !k || !q.length || !k.length) return;
+    const same = (a, b) => a.length === b.length && a.every((t, i) => t === b[i]);
+    const m = this.mask.matrix;
+    if (m && m.length === q.length && m[0].length === k.length
+      && same(this.mask.queryTokens, q) && same(this.mask.keyTokens, k)) return; // keep focus
+    this.mask.resize(q, k);
+  }
+
   // --- the whole request -----------------------------------------------------------------
-  load(request) {
+  /**
+   * Fill the form from a request. `used` (optional) are the weights a stored result says were
+   * used ({name: nested lists}): they go into the weight boxes, so a copy reproduces the
+   * stored numbers even if a later version draws random weights differently.
+   */
+  load(request, used = null) {
     const mech = this.mechanisms.get(request.mechanism) || this.mechanisms.values().next().value;
     for (const box of document.querySelectorAll('#weights textarea')) box.value = '';
     const options = { ...(request.options || {}) };
@@ -251,14 +318,18 @@ export class Form {
       ['positions', 'emb-positions']]) {
       $(id).value = String(emb[name] ?? $(id).dataset.default);
     }
-    $('weights-seed').value = String(request.seed ?? 0);
-    for (const [name, w] of Object.entries(request.weights || {})) {
-      const box = $(`weight-${name}`);
-      if (box && w !== null) box.value = matrixText(w);
+    const given = request.weights && typeof request.weights === 'object' ? request.weights : {};
+    // the API takes the seed at the top level or inside weights (DESIGN's example)
+    $('weights-seed').value = String(request.seed ?? given.seed ?? 0);
+    for (const [name, w] of Object.entries({ ...given, ...(used || {}) })) {
+      const box = name === 'seed' ? null : $(`weight-${name}`);
+      if (box && w !== null && w !== undefined) box.value = matrixText(w);
     }
-    if (Array.isArray(mask)) {
+    const named = typeof mask === 'string'
+      && [...$('mask-kind').options].some((o) => o.value === mask && o.value !== 'grid');
+    if (Array.isArray(mask) || (typeof mask === 'string' && mask.trim() && !named)) {
       $('mask-kind').value = 'grid';
-      this.mask.set(mask);
+      this.mask.set(Array.isArray(mask) ? mask : maskRows(mask));
     } else {
       $('mask-kind').value = mask || 'none';
     }
@@ -290,6 +361,7 @@ export class Form {
   }
 
   request() {
+    this.syncMask();
     const weights = {};
     for (const [name, text] of Object.entries(this.weightTexts())) {
       if (text.trim() !== '') weights[name] = text;
@@ -310,7 +382,8 @@ export class Form {
   /** After a run: the mask grid takes the tokens' size, weight labels their numbers. */
   update(model) {
     if (!this.mask.matrix || this.mask.matrix.length !== model.queryTokens.length
-      || this.mask.matrix[0].length !== model.keyTokens.length) {
+      || this.mask.matrix[0].length !== model.keyTokens.length
+      || this.mask.queryTokens.length !== model.queryTokens.length) {
       this.mask.resize(model.queryTokens, model.keyTokens);
     }
     this.showSizes(model.sizes);

@@ -31,7 +31,16 @@ async function startHome() {
   const [mechanisms, presets] = await Promise.all([api.getMechanisms(), api.getPresets()]);
   let lastRequest = null;
   let controller = null;
-  const viewer = new Viewer({ getRequest: () => lastRequest });
+  let plain = null; // {request, promise}: the plain result of lastRequest, fetched on demand
+  const viewer = new Viewer({
+    getRequest: () => lastRequest,
+    getPlain: () => {
+      if (!plain || plain.request !== lastRequest) {
+        plain = { request: lastRequest, promise: api.runAttentionPlain(lastRequest) };
+      }
+      return plain.promise;
+    },
+  });
   const want = readView();
 
   async function run(view = {}) {
@@ -83,8 +92,9 @@ async function startHome() {
 
   if (want.copy) {
     try {
-      const shared = await api.getShare(want.copy);
-      form.load(shared.request);
+      // plain float64: the weights that were used go into the boxes exactly
+      const shared = await api.getSharePlain(want.copy);
+      form.load(shared.request, shared.result && shared.result.weights);
       $('preset-description').textContent = 'A copy of a shared view: edit anything.';
     } catch (err) {
       form.load(presets[0].request);
@@ -105,12 +115,16 @@ async function share(getRequest) {
   status.textContent = 'Creating the link…';
   try {
     const created = await api.createShare(request);
-    const url = new URL(created.url, window.location.origin).href;
+    const url = new URL(created.url, window.location.origin);
+    // the link opens exactly this view: the step and head the page shows now
+    const here = new URLSearchParams(window.location.search);
+    for (const key of ['step', 'head']) if (here.get(key)) url.searchParams.set(key, here.get(key));
+    url.hash = '';
     output.hidden = false;
-    output.value = url;
+    output.value = url.href;
     output.select();
     try {
-      await navigator.clipboard.writeText(url);
+      await navigator.clipboard.writeText(url.href);
       status.textContent = 'Link created and copied.';
     } catch {
       status.textContent = 'Link created: copy it from the box.';
@@ -139,7 +153,14 @@ function summary(shared, model) {
 async function startShare() {
   const id = $('app').dataset.shareId;
   let shared = null;
-  const viewer = new Viewer({ getRequest: () => shared && shared.request });
+  let plain = null;
+  const viewer = new Viewer({
+    getRequest: () => shared && shared.request,
+    getPlain: () => {
+      plain = plain || api.getSharePlain(id).then((s) => s.result);
+      return plain;
+    },
+  });
   try {
     shared = await api.getShare(id);
   } catch (err) {

@@ -55,8 +55,9 @@ function colourBar(c) {
 
 const BAR_AXES = {
   xaxis2: { domain: [0.955, 0.985], anchor: 'y2', visible: false, fixedrange: true },
+  // exponents as "1e+20": plotly.js draws 10²⁰ with a style attribute, which the CSP refuses
   yaxis2: { domain: [0, 1], anchor: 'x2', side: 'right', fixedrange: true, showgrid: false,
-    zeroline: false, ticks: 'outside', tickfont: { size: 10 } },
+    zeroline: false, ticks: 'outside', tickfont: { size: 10 }, exponentformat: 'e' },
 };
 
 function highlightShapes(row, cols) {

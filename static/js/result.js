@@ -4,17 +4,31 @@
 
 import { decode, slice2d } from './arrays.js';
 
-/** Masked cells are −∞ or the −1e20 fill: drawn as gaps and kept out of colour ranges. */
-export function isMasked(v) {
-  return !Number.isFinite(v) || v <= -1e19;
+/** Steps whose cells the mask removes: a cell there is masked only where mask[i][j] == 0. */
+const MASKED_STEPS = new Set(['masked', 'softmax', 'weights']);
+
+/**
+ * Is cell (i, j) of `step` masked? Only the explicit mask the API sends says so (1 = may
+ * attend), in the steps it applies to; −∞ in the `masked` step is a masked cell too. A value
+ * is never guessed from (an input of −1e20 on step x is a number, not a gap).
+ */
+export function isMaskedCell(model, step, i, j, value) {
+  if (!MASKED_STEPS.has(step.id) || step.axes.indexOf('key') !== step.axes.length - 1) return false;
+  const row = model.mask && model.mask[i];
+  if (row && row[j] === 0) return true;
+  return step.id === 'masked' && value === -Infinity;
 }
 
-function rangeOf(data) {
+/** Finite range of the cells that are drawn (masked cells and non-finite numbers left out). */
+function rangeOf(tensor, masked) {
+  const { data, shape } = tensor;
+  const cols = shape[shape.length - 1] || 1;
+  const rows = shape.length >= 2 ? shape[shape.length - 2] : 1;
   let min = Infinity;
   let max = -Infinity;
-  for (let i = 0; i < data.length; i += 1) {
-    const v = data[i];
-    if (!isMasked(v)) {
+  for (let n = 0; n < data.length; n += 1) {
+    const v = data[n];
+    if (Number.isFinite(v) && !masked(Math.floor(n / cols) % rows, n % cols, v)) {
       if (v < min) min = v;
       if (v > max) max = v;
     }
@@ -22,28 +36,41 @@ function rangeOf(data) {
   return min === Infinity ? { min: 0, max: 0 } : { min, max };
 }
 
+/** The mask as rows of 0/1 numbers (null when the run had none). */
+function maskOf(mask) {
+  if (!mask) return null;
+  const t = decode(mask);
+  if (t.shape.length !== 2) return null;
+  return Array.from({ length: t.shape[0] }, (_, i) =>
+    Array.from(t.data.subarray(i * t.shape[1], (i + 1) * t.shape[1]), (v) => (v ? 1 : 0)));
+}
+
 /** The response of POST /api/v1/attention (typed or plain lists) as a model for drawing. */
 export function toModel(result) {
-  const steps = result.steps.map((s) => {
-    const tensor = decode(s.data);
-    return { id: s.id, title: s.title, formula: s.formula, axes: s.axes, note: s.note || null,
-      shape: tensor.shape, tensor, range: rangeOf(tensor.data) };
-  });
   const attention = decode(result.attention);
-  return {
+  const model = {
     raw: result,
     mechanism: result.mechanism,
     queryTokens: result.query_tokens,
     keyTokens: result.key_tokens,
     notes: result.notes || [],
-    steps,
+    mask: maskOf(result.mask),
+    steps: [],
     attention,
     output: decode(result.output),
     heads: attention.shape[0] || 1,
-    sizes: result.sizes || inferSizes(steps, attention),
+    sizes: result.sizes || null, // shape symbol -> number, from the server (never derived here)
     weights: result.weights ? Object.fromEntries(Object.entries(result.weights)
       .filter(([, w]) => w).map(([name, w]) => [name, decode(w)])) : {},
   };
+  model.steps = result.steps.map((s) => {
+    const tensor = decode(s.data);
+    const step = { id: s.id, title: s.title, formula: s.formula, axes: s.axes,
+      note: s.note || null, shape: tensor.shape, tensor };
+    step.range = rangeOf(tensor, (i, j, v) => isMaskedCell(model, step, i, j, v));
+    return step;
+  });
+  return model;
 }
 
 /** Labels of one axis: tokens for query/key, 1..n for features and heads. */
@@ -54,8 +81,8 @@ export function axisLabels(model, axis, length) {
 }
 
 /**
- * What one step looks like on screen for `head`: the 2-D slice, and the axis names and
- * labels of its rows and columns (a 1-D step is one row).
+ * What one step looks like on screen for `head`: the 2-D slice, the axis names and labels
+ * of its rows and columns (a 1-D step is one row), and masked(i, j) from the explicit mask.
  */
 export function view(model, step, head) {
   const axes = step.axes.filter((a) => a !== 'head');
@@ -64,34 +91,11 @@ export function view(model, step, head) {
   const colAxis = axes[axes.length - 1];
   return {
     slice,
+    masked: (i, j) => isMaskedCell(model, step, i, j, slice.get(i, j)),
     hasHead: step.axes[0] === 'head',
     rowAxis,
     colAxis,
     rowLabels: rowAxis ? axisLabels(model, rowAxis, slice.rows) : [''],
     colLabels: axisLabels(model, colAxis, slice.cols),
   };
-}
-
-/**
- * The sizes behind the weight symbols, read off the trace when the API does not send them:
- * d_model from X, d_kv from X_kv, d_k from Q, d_v from V, h from α; "h·d_k" is a product.
- * A symbol not found stays unknown (the form then shows the symbols only).
- */
-function inferSizes(steps, attention) {
-  const last = (id) => {
-    const s = steps.find((x) => x.id === id);
-    return s ? s.shape[s.shape.length - 1] : undefined;
-  };
-  const sizes = { h: attention.shape[0], n: attention.shape[2], d_model: last('x') };
-  sizes.d_kv = last('x_kv') ?? sizes.d_model;
-  if (last('q') !== undefined) sizes.d_k = last('q');
-  if (last('v') !== undefined) sizes.d_v = last('v');
-  const out = {};
-  for (const [k, v] of Object.entries(sizes)) if (v !== undefined) out[k] = v;
-  return new Proxy(out, {
-    has: (t, key) => key in t || (typeof key === 'string' && key.includes('·')
-      && key.split('·').every((part) => part in t)),
-    get: (t, key) => (key in t ? t[key] : typeof key === 'string' && key.includes('·')
-      ? key.split('·').reduce((p, part) => p * t[part], 1) : undefined),
-  });
 }

@@ -6,7 +6,7 @@ import { short } from './arrays.js';
 import { explain } from './explain.js';
 import { curlCommand, resultJson, safeName, saveText, stepCsv } from './exports.js';
 import { drawHeads, markHead } from './heads.js';
-import { isMasked, view } from './result.js';
+import { view } from './result.js';
 import * as plot from './plot.js';
 import { renderTable } from './table.js';
 import { clip, el, escapePlotly, numbered, visible } from './text.js';
@@ -15,24 +15,30 @@ import { writeView } from './url.js';
 const $ = (id) => document.getElementById(id);
 const PLAY_MS = 1500;
 
-/** Rows for Plotly: views of the data, or copies with NaN (a gap) where a cell is masked. */
-function zRows(slice) {
-  return slice.rowViews.map((row) => {
-    if (!row.some(isMasked)) return row;
-    return Float32Array.from(row, (v) => (isMasked(v) ? NaN : v));
+/** Rows for Plotly: views of the data, or copies with NaN (a gap) where the mask removes a cell. */
+function zRows(v) {
+  return v.slice.rowViews.map((row, i) => {
+    if (!row.some((_, j) => v.masked(i, j))) return row;
+    return Float64Array.from(row, (x, j) => (v.masked(i, j) ? NaN : x));
   });
 }
 
 function hoverData(v) {
   const rows = v.rowLabels.map((t, i) => escapePlotly(v.rowAxis ? numbered(t, i) : ''));
   const cols = v.colLabels.map((t, j) => escapePlotly(numbered(t, j)));
-  const masked = (i, j) => (isMasked(v.slice.get(i, j)) ? ` (masked, ${short(v.slice.get(i, j))})` : '');
+  const masked = (i, j) => (v.masked(i, j) ? ` (masked, ${short(v.slice.get(i, j))})` : '');
   return rows.map((r, i) => cols.map((c, j) => [r, c, masked(i, j)]));
 }
 
 export class Viewer {
-  constructor({ getRequest }) {
+  /**
+   * getRequest() -> the request behind the view (for curl and the JSON export);
+   * getPlain() -> a promise of the same result in the plain encoding (float64 numbers), which
+   * the CSV and JSON exports write so they equal the API's numbers exactly.
+   */
+  constructor({ getRequest, getPlain }) {
     this.getRequest = getRequest;
+    this.getPlain = getPlain;
     this.model = null;
     this.index = 0;
     this.head = 0;
@@ -175,7 +181,7 @@ export class Viewer {
     const rowTitle = v.rowAxis || '';
     const colTitle = v.colAxis;
     const spec = {
-      z: zRows(v.slice),
+      z: zRows(v),
       xLabels: v.colLabels.map((t) => escapePlotly(clip(visible(t)))),
       yLabels: v.rowLabels.map((t) => escapePlotly(clip(visible(t)))),
       xTitle: colTitle,
@@ -264,18 +270,38 @@ export class Viewer {
       (err) => this.status(`Could not save the image: ${err.message}`));
   }
 
-  csv() {
+  /** The plain (float64) result of what is drawn now, or null (with a message) if it fails. */
+  async plain() {
+    const model = this.model;
+    this.status('Fetching the exact numbers…');
+    try {
+      const result = await this.getPlain();
+      return this.model === model ? result : null;
+    } catch (err) {
+      this.status(`Could not fetch the exact numbers: ${err.message}`);
+      return null;
+    }
+  }
+
+  async csv() {
     if (!this.model) return;
-    const step = this.model.steps[this.index];
-    saveText(`attnscope-${safeName(this.model.mechanism)}-${safeName(step.id)}.csv`,
-      stepCsv(this.model, step), 'text/csv');
+    const { model } = this;
+    const step = model.steps[this.index];
+    const result = await this.plain();
+    const plainStep = result && result.steps.find((s) => s.id === step.id);
+    if (!plainStep) return;
+    saveText(`attnscope-${safeName(model.mechanism)}-${safeName(step.id)}.csv`,
+      stepCsv(model, step, plainStep), 'text/csv');
     this.status('CSV saved.');
   }
 
-  json() {
+  async json() {
     if (!this.model) return;
-    saveText(`attnscope-${safeName(this.model.mechanism)}.json`,
-      resultJson(this.model, this.getRequest()), 'application/json');
+    const { mechanism } = this.model;
+    const result = await this.plain();
+    if (!result) return;
+    saveText(`attnscope-${safeName(mechanism)}.json`, resultJson(result, this.getRequest()),
+      'application/json');
     this.status('JSON saved.');
   }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import numpy as np
 import pytest
@@ -184,7 +185,18 @@ def test_openapi_and_docs(client):
                  "/api/v1/presets/{preset_id}", "/api/v1/attention", "/api/v1/shares",
                  "/api/v1/shares/{share_id}"):
         assert path in spec["paths"], path
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+
+
+def test_docs_load_swagger_ui_from_this_server_not_a_cdn(client):
+    """The interactive API docs must work offline: every script and style is local."""
+    html = client.get("/docs").text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert assets and all(a.startswith("/") for a in assets), assets
+    for asset in assets:
+        assert client.get(asset).status_code == 200, asset
+    assert "cdn" not in html.lower()
 
 
 def test_the_seed_in_weights_as_design_shows_it_draws_the_same_weights(client):

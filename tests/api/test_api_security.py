@@ -24,11 +24,11 @@ def with_page(settings):
     return TestClient(app)
 
 
-def test_json_responses_have_nosniff_and_no_referrer_and_no_csp(client):
+def test_json_responses_have_nosniff_no_referrer_and_a_csp_that_loads_nothing(client):
     r = client.get("/api/v1/health")
     assert r.headers["x-content-type-options"] == "nosniff"
     assert r.headers["referrer-policy"] == "no-referrer"
-    assert "content-security-policy" not in r.headers
+    assert r.headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
 
 
 def test_html_pages_get_a_strict_csp_with_a_fresh_nonce(settings):

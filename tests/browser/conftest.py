@@ -50,9 +50,15 @@ def wait_up(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory) -> str:
+def share_db(tmp_path_factory) -> Path:
+    """The server's SQLite share database (tests may write a share into it directly)."""
+    return tmp_path_factory.mktemp("db") / "shares.db"
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory, share_db) -> str:
     """Base URL of a real attnscope server with an empty temporary share database."""
-    db = tmp_path_factory.mktemp("db") / "shares.db"
+    db = share_db
     port = free_port()
     env = {**os.environ, "ATTNSCOPE_DATABASE_URL": f"sqlite:///{db}"}
     log = open(tmp_path_factory.mktemp("log") / "server.log", "w")  # noqa: SIM115

@@ -81,3 +81,36 @@ def tick_texts(page: Page, axis: str) -> list[str]:
     return page.evaluate(
         f"() => [...document.querySelectorAll('#step-plot .{axis}tick text')]"
         ".map(t => t.textContent)")
+
+
+def wait_status(page: Page, prefix: str) -> None:
+    """Wait until the form's status line (what a user reads after a run) starts with `prefix`,
+    and the new result is drawn."""
+    page.wait_for_function(
+        "p => document.querySelector('#run-status').textContent.startsWith(p)", arg=prefix)
+    page.wait_for_selector(READY)
+
+
+def click_cell(page: Page, row: int, col: int, rows: int, cols: int) -> str:
+    """Click cell (row, col) of the step heatmap (0-based) and return the cell inspector's text."""
+    box = page.locator("#step-plot .nsewdrag[data-subplot=xy]").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * (col + 0.5) / cols,
+                     box["y"] + box["height"] * (row + 0.5) / rows)
+    page.wait_for_function("() => !document.querySelector('#cell-info .hint')")
+    return page.inner_text("#cell-info")
+
+
+def plotted_z(page: Page) -> list[list[float | None]]:
+    """The numbers Plotly draws for the step heatmap (null = a gap: a masked cell)."""
+    return page.evaluate("""() => document.getElementById('step-plot').data[0].z
+      .map(r => Array.from(r, v => Number.isNaN(v) ? null : v))""")
+
+
+def rerun(page: Page, action, prefix: str = "") -> None:
+    """Do `action` (a change to the form) and wait for the new result to be drawn."""
+    draws = int(page.get_attribute("#viewer", "data-draws") or 0)
+    action()
+    page.wait_for_function(
+        "n => Number(document.querySelector('#viewer').dataset.draws) > n "
+        "&& document.querySelector('#viewer').dataset.state === 'ready'", arg=draws)
+    wait_status(page, prefix)

@@ -42,8 +42,28 @@ def test_step_csv_parses_back_to_the_same_numbers(page, server):
     got = [[float(v) for v in r[2:]] for r in rows[1:]]
     flat_want = [row for head in want for row in head]
     assert len(got) == len(flat_want) == 12
-    for g, w in zip(got, flat_want, strict=True):
-        assert all(abs(a - b) < 1e-6 for a, b in zip(g, w, strict=True))
+    # exactly the API's float64 numbers, not a float32 rounding of them
+    assert got == flat_want
+    assert page.watch.errors == []
+
+
+def test_signed_step_csv_is_exact_and_masked_cells_say_minus_inf(page, server):
+    """Q has negative numbers (no spreadsheet-formula guard on numbers); the masked step's
+    −∞ cells (null in the plain JSON) are written as -inf."""
+    open_page(page, server + "/?preset=causal_multi_head")
+    preset = api(server, "/api/v1/presets/causal_multi_head")
+    plain = api(server, "/api/v1/attention", preset["request"])
+    steps = {s["id"]: s["data"] for s in plain["steps"]}
+    go_to_step(page, "q")
+    _, data = download(page, "#export-csv")
+    rows = list(csv.reader(io.StringIO(data.decode())))[1:]
+    assert [[float(v) for v in r[2:]] for r in rows] == [r for h in steps["q"] for r in h]
+    assert any(v.startswith("-") for r in rows for v in r[2:])
+    go_to_step(page, "masked")
+    _, data = download(page, "#export-csv")
+    rows = list(csv.reader(io.StringIO(data.decode())))[1:]
+    want = [["-inf" if v is None else v for v in r] for h in steps["masked"] for r in h]
+    assert [[v if v == "-inf" else float(v) for v in r[2:]] for r in rows] == want
 
 
 def test_result_json_and_curl_reproduce_the_view(page, server):
@@ -58,6 +78,8 @@ def test_result_json_and_curl_reproduce_the_view(page, server):
     out = subprocess.run(shlex.split(command) + ["-s"], capture_output=True, timeout=30,
                          check=True)
     result = json.loads(out.stdout)
-    alpha = saved["result"]["attention"]
-    assert all(abs(a - b) < 1e-6 for ha, hb in zip(alpha, result["attention"], strict=True)
-               for ra, rb in zip(ha, hb, strict=True) for a, b in zip(ra, rb, strict=True))
+    # the saved JSON is the API's plain result, number for number (and so is curl's)
+    assert saved["result"]["attention"] == result["attention"]
+    assert saved["result"]["steps"] == result["steps"]
+    assert saved["result"]["weights"] == result["weights"]
+    assert saved["request"]["mechanism"] == "scaled_dot_product"

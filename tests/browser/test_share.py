@@ -46,7 +46,8 @@ def test_share_round_trip_in_a_fresh_context(page, browser, server):
         assert other.locator("#run-form").count() == 0
         assert "read-only" in other.inner_text(".share-banner")
         # the URL points at a step and head
-        open_page(other, url + "?step=scores&head=2")
+        assert "?step=weights" in url  # the link opens the step that was on screen
+        open_page(other, url.split("?")[0] + "?step=scores&head=2")
         assert other.get_attribute("#viewer", "data-step-id") == "scores"
         assert other.get_attribute("#viewer", "data-head") == "1"
         # "edit a copy" opens the home page with that request loaded
