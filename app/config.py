@@ -47,6 +47,13 @@ class Settings(BaseSettings):
         8_388_608, ge=1, description="n_query × n_key × d_a for mechanisms with a hidden "
         "layer per query–key pair (additive: tanh(q_i + k_j + b_a) holds one d_a vector per "
         "pair; 8M cells ≈ 64 MB per intermediate in float64)")
+    model_dirs: str = Field(
+        "", description="extra local checkpoints in the Hugging Face layout (config.json, "
+        "*.safetensors, tokenizer.json), directories separated by ':'; each is served as a "
+        "model next to minilm-l6 (the BERT family)")
+    model_cache_bytes: int = Field(
+        1 << 30, ge=0, description="bytes of forward passes the real-model cache keeps "
+        "(least recently used first out); one 512-token MiniLM pass is about 80 MB")
     torch_threads: int = Field(
         1, ge=0, description="torch intra-op threads per process; 1 (default) suits many "
         "small requests on a few cores: several request threads each running a torch pool "

@@ -5,7 +5,7 @@ Importing this module does nothing heavy: settings are read, the share store is 
 the routers (and with them torch) are imported only inside ``create_app``.
 
 What the factory wires up:
-- every router in ``app.api.ROUTER_MODULES`` (a module missing from the checkout is skipped);
+- every router in ``app.api.ROUTER_MODULES``;
 - ``/static`` from the repository's static/ directory, and
   ``/static/vendor/plotly.min.js`` from the installed plotly package (never a CDN);
 - Jinja2 templates from templates/ on ``app.state.templates``;
@@ -17,7 +17,6 @@ What the factory wires up:
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 import secrets
 from pathlib import Path
@@ -133,9 +132,6 @@ def include_routers(app: FastAPI) -> None:
     from app.api import ROUTER_MODULES
 
     for name in ROUTER_MODULES:
-        if importlib.util.find_spec(name) is None:
-            log.warning("router module %s is not present: skipped", name)
-            continue
         app.include_router(importlib.import_module(name).router)
 
 

@@ -1,7 +1,6 @@
 """The HTTP layer: one router module per resource, each exposing ``router``.
 
-``create_app`` includes every module in ``ROUTER_MODULES`` in this order. A module that is
-not present in this checkout is skipped with a warning (see app.main.include_routers).
+``create_app`` includes every module in ``ROUTER_MODULES`` in this order.
 """
 
 ROUTER_MODULES = [

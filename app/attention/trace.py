@@ -82,7 +82,7 @@ class Trace:
             raise ValueError(f"step {id!r} recorded after {self.steps[-1].id!r}: out of order")
         if len(axes) != data.dim() or any(a not in AXES for a in axes):
             raise ValueError(f"step {id!r}: axes {axes} do not fit shape {tuple(data.shape)}")
-        copy = data.detach().to(torch.float64).clone()
+        copy = data.detach().to(torch.float64, copy=True)  # one copy, whatever the dtype
         self.steps.append(Step(id, title, formula, tuple(axes), copy, note))
         return data
 
