@@ -17,7 +17,6 @@ What the factory wires up:
 from __future__ import annotations
 
 import importlib
-import logging
 import secrets
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT, Settings, get_settings
 
-log = logging.getLogger(__name__)
 
 STATIC_DIR = ROOT / "static"
 TEMPLATES_DIR = ROOT / "templates"
