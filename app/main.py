@@ -28,7 +28,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT, Settings, get_settings
 
-
 STATIC_DIR = ROOT / "static"
 TEMPLATES_DIR = ROOT / "templates"
 
