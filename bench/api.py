@@ -77,11 +77,12 @@ def p50(call, n: int, warmup: int = 5) -> tuple[float, httpx.Response]:
 
 
 def count_numbers(body: dict) -> int:
+    """Numbers in a response: every step, α, the output and the weights used."""
     shapes = [s["shape"] for s in body["steps"]]
     shapes.append(body["attention"]["shape"] if isinstance(body["attention"], dict)
                   else _shape(body["attention"]))
-    shapes.append(body["output"]["shape"] if isinstance(body["output"], dict)
-                  else _shape(body["output"]))
+    for array in (body["output"], *body.get("weights", {}).values()):
+        shapes.append(array["shape"] if isinstance(array, dict) else _shape(array))
     return sum(prod(s) for s in shapes)
 
 

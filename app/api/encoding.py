@@ -37,20 +37,19 @@ def to_numpy(array: Any) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.float64)
 
 
-#: The largest float32; a finite value beyond it would arrive as ±∞ in f4.
-F4_MAX = float(np.finfo(np.float32).max)
-
-
 def typed_array(a: np.ndarray, encoding: str = "typed") -> dict[str, Any]:
     """``{"dtype", "bdata", "shape"}``: base64 of the little-endian, row-major bytes.
 
     ``typed`` is float32, unless a finite value lies outside float32's range: then that
     array comes as float64 (``"f8"``, which Plotly reads too) rather than turn into ∞.
     """
-    if encoding == "typed" and np.max(np.abs(a[np.isfinite(a)]), initial=0.0) > F4_MAX:
-        encoding = "f8"
     dtype, np_dtype = _DTYPES[encoding]
-    raw = np.ascontiguousarray(a, dtype=np_dtype).tobytes()
+    with np.errstate(over="ignore"):
+        packed = np.ascontiguousarray(a, dtype=np_dtype)
+    if encoding == "typed" and not np.isfinite(packed).all() and \
+            (np.isinf(packed) & np.isfinite(a)).any():  # a finite value overflowed float32
+        dtype, packed = "f8", np.ascontiguousarray(a, dtype="<f8")
+    raw = packed.tobytes()
     return {"dtype": dtype, "bdata": base64.b64encode(raw).decode("ascii"),
             "shape": [int(s) for s in a.shape]}
 

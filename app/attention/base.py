@@ -154,10 +154,11 @@ def check_overflow(trace: Trace) -> None:
     """Finite inputs can still overflow float64 (|x| ≈ 1e155 squares past 1e308): a step
     with inf or NaN (other than the −inf fill of `masked`) is refused, never returned."""
     for step in trace.steps:
-        bad = torch.isnan(step.data) | torch.isposinf(step.data)
-        if step.id != "masked":
-            bad |= torch.isneginf(step.data)
-        if bad.any():
+        if step.id == "masked":  # −inf is the fill there; NaN or +inf is not
+            bad = bool(torch.isnan(step.data).any() or torch.isposinf(step.data).any())
+        else:
+            bad = not bool(torch.isfinite(step.data).all())
+        if bad:
             raise InputError("query", "inputs, weights and scale small enough that every step "
                              "stays finite in float64",
                              f"an overflow to inf or NaN at step {step.id!r} ({step.title})")

@@ -8,6 +8,8 @@ the same on every run and machine (torch's CPU Mersenne Twister, float64 Box–M
 
 from __future__ import annotations
 
+import functools
+import math
 import zlib
 from dataclasses import dataclass
 
@@ -37,15 +39,31 @@ class WeightSpec:
 
 
 def draw(seed: int, spec: WeightSpec, shape: tuple[int, ...]) -> torch.Tensor:
-    """The weight `spec` as drawn for `seed`: reproducible, independent per name."""
-    if spec.init == "ones":
+    """The weight `spec` as drawn for `seed`: reproducible, independent per name.
+
+    Small draws (the common case: a few hundred numbers, redrawn on every request) are
+    cached; the mechanisms never modify a weight in place.
+    """
+    if math.prod(shape) <= CACHED_DRAW_CELLS:
+        return _draw_cached(int(seed), spec.name, spec.init, shape)
+    return _draw(int(seed), spec.name, spec.init, shape)
+
+
+#: Draws up to this many numbers are cached (64 of them: at most 32 MB).
+CACHED_DRAW_CELLS = 65_536
+
+
+def _draw(seed: int, name: str, init: str, shape: tuple[int, ...]) -> torch.Tensor:
+    if init == "ones":
         return torch.ones(shape, dtype=torch.float64)
-    if spec.init == "zeros":
+    if init == "zeros":
         return torch.zeros(shape, dtype=torch.float64)
-    g = torch.Generator().manual_seed((int(seed) * 1_000_003 + zlib.crc32(spec.name.encode()))
-                                      % (2**63))
+    g = torch.Generator().manual_seed((seed * 1_000_003 + zlib.crc32(name.encode())) % (2**63))
     fan_in = shape[0] if len(shape) == 2 else max(shape[0], 1)
     return torch.randn(shape, generator=g, dtype=torch.float64) / fan_in**0.5
+
+
+_draw_cached = functools.lru_cache(maxsize=64)(_draw)
 
 
 def resolve(

@@ -13,6 +13,7 @@ Positions: ``none`` (so "I saw a saw" gives both "saw"s the same row), or ``sinu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -37,7 +38,10 @@ def split_text(text: str) -> list[str]:
     return text.split()
 
 
+@functools.lru_cache(maxsize=4096)  # ≤ 4096 × 1024 float64 = 32 MB; stack() copies out
 def token_vector(token: str, dim: int, seed: int) -> torch.Tensor:
+    """The hashed embedding of one token: N(0, 1) entries from a generator seeded by
+    SHA-256(seed, token). Cached: callers must not modify the returned tensor."""
     digest = hashlib.sha256(f"{seed}\x00{token}".encode()).digest()
     g = torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") % (2**63))
     return torch.randn(dim, generator=g, dtype=torch.float64)
