@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import HEADS_QK, Call, Mechanism, apply_mask, softmax_keys
+from .base import HEADS_QK, Call, Mechanism, apply_mask, input_ids, softmax_keys
 from .options import MASK_FILLS, choice, count
 from .trace import Trace
 from .weights import WeightSpec
@@ -53,8 +53,8 @@ class Additive(Mechanism):
                            "all ones = the seed's sum", init="ones")]
 
     def step_ids(self, opts, cross, masked):
-        return (["x"] + (["x_kv"] if cross else []) + ["q", "k", "v", "scores"]
-                + (["masked"] if masked else []) + ["weights", "output"])
+        return [*input_ids(cross), "q", "k", "v", "scores", *(["masked"] if masked else []),
+                "weights", "output"]
 
     def forward(self, c: Call, trace: Trace) -> torch.Tensor:
         self.record_inputs(c, trace)

@@ -179,6 +179,19 @@ def check_mask(mask: Any, n_q: int, n_k: int) -> torch.Tensor:
 
 # --- pipeline pieces shared by the mechanisms --------------------------------------------
 
+def input_ids(cross: bool) -> list[str]:
+    """The steps `record_inputs` writes."""
+    return ["x"] + (["x_kv"] if cross else [])
+
+
+def attend_ids(scale_stage: str, masked: bool) -> list[str]:
+    """The steps `attend` writes, from the scores to α."""
+    mask = ["masked"] if masked else []
+    if scale_stage == "before_softmax":
+        return ["scores", "scaled", *mask, "weights"]
+    return ["scores", *mask, "softmax", "weights"]
+
+
 def split_heads(t: torch.Tensor, heads: int) -> torch.Tensor:
     """[n, h·d] -> [h, n, d]: head i is the i-th block of d columns."""
     n, hd = t.shape

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import HEADS_QK, Call, Mechanism, apply_mask, softmax_keys
+from .base import HEADS_QK, Call, Mechanism, apply_mask, input_ids, softmax_keys
 from .errors import InputError
 from .options import MASK_FILLS, choice, count
 from .trace import Trace
@@ -62,9 +62,8 @@ class Concat(Mechanism):
                 WeightSpec("b_2", ("d_out",), "added to the output")]
 
     def step_ids(self, opts, cross, masked):
-        return (["x"] + (["x_kv"] if cross else []) + ["qk_concat", "scores"]
-                + (["masked"] if masked else [])
-                + ["weights", "weighted", "out_concat", "output"])
+        return [*input_ids(cross), "qk_concat", "scores", *(["masked"] if masked else []),
+                "weights", "weighted", "out_concat", "output"]
 
     def forward(self, c: Call, trace: Trace) -> torch.Tensor:
         self.record_inputs(c, trace)

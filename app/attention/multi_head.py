@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import Call, Mechanism, attend, merge_heads, split_heads
+from .base import Call, Mechanism, attend, attend_ids, input_ids, merge_heads, split_heads
 from .errors import InputError
 from .options import MASK_FILLS, SCALE_STAGES, choice, count, flag, scale_field
 from .trace import Trace
@@ -70,12 +70,8 @@ class MultiHead(Mechanism):
         return specs
 
     def step_ids(self, opts, cross, masked):
-        ids = ["x"] + (["x_kv"] if cross else []) + ["q", "k", "v", "scores"]
-        if opts.scale_stage == "before_softmax":
-            ids += ["scaled"] + (["masked"] if masked else []) + ["weights"]
-        else:
-            ids += (["masked"] if masked else []) + ["softmax", "weights"]
-        return ids + ["weighted", "heads_concat", "output"]
+        return [*input_ids(cross), "q", "k", "v", *attend_ids(opts.scale_stage, masked),
+                "weighted", "heads_concat", "output"]
 
     def forward(self, c: Call, trace: Trace) -> torch.Tensor:
         self.record_inputs(c, trace)

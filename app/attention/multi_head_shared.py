@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import Call, Mechanism, attend, merge_heads, split_heads
+from .base import Call, Mechanism, attend, attend_ids, input_ids, merge_heads, split_heads
 from .errors import InputError, shape_words
 from .options import MASK_FILLS, choice, count, flag, scale_field
 from .trace import Trace
@@ -82,9 +82,8 @@ class MultiHeadShared(Mechanism):
                         WeightSpec("b_o", ("d_model",), "added to the output")]
 
     def step_ids(self, opts, cross, masked):
-        return (["x"] + (["x_kv"] if cross else []) + ["q", "k", "v", "scores", "scaled"]
-                + (["masked"] if masked else [])
-                + ["weights", "weighted", "heads_concat", "output"])
+        return [*input_ids(cross), "q", "k", "v", *attend_ids("before_softmax", masked),
+                "weighted", "heads_concat", "output"]
 
     def forward(self, c: Call, trace: Trace) -> torch.Tensor:
         self.record_inputs(c, trace)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import Call, Mechanism, attend
+from .base import Call, Mechanism, attend, attend_ids, input_ids
 from .options import MASK_FILLS, SCALE_STAGES, choice, count, scale_field
 from .trace import Trace
 from .weights import WeightSpec
@@ -51,12 +51,8 @@ class ScaledDotProduct(Mechanism):
                 WeightSpec("W_v", ("d_kv", "d_v"), "V = X_kv·W_v")]
 
     def step_ids(self, opts, cross, masked):
-        ids = ["x"] + (["x_kv"] if cross else []) + ["q", "k", "v", "scores"]
-        if opts.scale_stage == "before_softmax":
-            ids += ["scaled"] + (["masked"] if masked else []) + ["weights"]
-        else:
-            ids += (["masked"] if masked else []) + ["softmax", "weights"]
-        return ids + ["output"]
+        return [*input_ids(cross), "q", "k", "v", *attend_ids(opts.scale_stage, masked),
+                "output"]
 
     def forward(self, c: Call, trace: Trace) -> torch.Tensor:
         self.record_inputs(c, trace)
