@@ -1,4 +1,5 @@
-"""multi_head_shared against seed 002's own SelfAttention class, re-run with our weights.
+"""multi_head_shared against seed 002's own SelfAttention class (tests/seed_code.py), re-run
+with our weights.
 
 projections=false is the seed's forward exactly as written (it never applies its three
 linear layers). projections=true puts them where the seed evidently meant them: right after
@@ -12,7 +13,7 @@ import math
 
 import pytest
 import torch
-import torch.nn as nn
+from seed_code import SelfAttention002, SelfAttention002Intended
 
 from app.attention.errors import InputError
 from app.attention.multi_head_shared import MultiHeadShared
@@ -20,59 +21,6 @@ from app.attention.multi_head_shared import MultiHeadShared
 from .helpers import alpha, close, rand, random_mask
 
 shared = MultiHeadShared()
-
-
-class SelfAttention(nn.Module):
-    """Seed 002's class. One line is added (marked) so the test can read α."""
-
-    def __init__(self, embed_size, heads):
-        super(SelfAttention, self).__init__()  # noqa: UP008 (the seed's spelling)
-        self.embed_size = embed_size
-        self.heads = heads
-        self.head_dim = embed_size // heads
-        self.values = nn.Linear(self.head_dim, self.head_dim, bias=False)
-        self.keys = nn.Linear(self.head_dim, self.head_dim, bias=False)
-        self.queries = nn.Linear(self.head_dim, self.head_dim, bias=False)
-        self.fc_out = nn.Linear(heads * self.head_dim, embed_size)
-
-    def forward(self, values, keys, query, mask):
-        N = query.shape[0]
-        value_len, key_len, query_len = values.shape[1], keys.shape[1], query.shape[1]
-        values = values.reshape(N, value_len, self.heads, self.head_dim)
-        keys = keys.reshape(N, key_len, self.heads, self.head_dim)
-        queries = query.reshape(N, query_len, self.heads, self.head_dim)
-        energy = torch.einsum("nqhd,nkhd->nhqk", [queries, keys])
-        if mask is not None:
-            energy = energy.masked_fill(mask == 0, float("-1e20"))
-        attention = torch.softmax(energy / (self.embed_size ** (1/2)), dim=3)
-        self.attention = attention  # added by the test: read α
-        out = torch.einsum("nhql,nlhd->nqhd", [attention, values])
-        out = out.reshape(N, query_len, self.heads * self.head_dim)
-        out = self.fc_out(out)
-        return out
-
-
-class SelfAttentionIntended(SelfAttention):
-    """The seed's forward with its three linear layers applied after the split (3 lines)."""
-
-    def forward(self, values, keys, query, mask):
-        N = query.shape[0]
-        value_len, key_len, query_len = values.shape[1], keys.shape[1], query.shape[1]
-        values = values.reshape(N, value_len, self.heads, self.head_dim)
-        keys = keys.reshape(N, key_len, self.heads, self.head_dim)
-        queries = query.reshape(N, query_len, self.heads, self.head_dim)
-        values = self.values(values)  # added: the layers the seed declares
-        keys = self.keys(keys)  # added
-        queries = self.queries(queries)  # added
-        energy = torch.einsum("nqhd,nkhd->nhqk", [queries, keys])
-        if mask is not None:
-            energy = energy.masked_fill(mask == 0, float("-1e20"))
-        attention = torch.softmax(energy / (self.embed_size ** (1/2)), dim=3)
-        self.attention = attention
-        out = torch.einsum("nhql,nlhd->nqhd", [attention, values])
-        out = out.reshape(N, query_len, self.heads * self.head_dim)
-        out = self.fc_out(out)
-        return out
 
 
 def seed_model(cls, w, d_model, h):
@@ -96,8 +44,8 @@ def shared_weights(d_model, h, projections, seed):
     return w
 
 
-@pytest.mark.parametrize("projections,cls", [(False, SelfAttention),
-                                             (True, SelfAttentionIntended)])
+@pytest.mark.parametrize("projections,cls", [(False, SelfAttention002),
+                                             (True, SelfAttention002Intended)])
 @pytest.mark.parametrize("h,d_model", [(1, 4), (2, 8), (4, 8), (3, 12)])
 def test_matches_seed_002_code(projections, cls, h, d_model):
     x = rand(5, d_model, seed=d_model + h, scale=2.0)
@@ -110,8 +58,8 @@ def test_matches_seed_002_code(projections, cls, h, d_model):
     assert trace["q"].shape == [h, 5, d_model // h]
 
 
-@pytest.mark.parametrize("projections,cls", [(False, SelfAttention),
-                                             (True, SelfAttentionIntended)])
+@pytest.mark.parametrize("projections,cls", [(False, SelfAttention002),
+                                             (True, SelfAttention002Intended)])
 def test_mask_with_a_fully_masked_row_matches_seed(projections, cls):
     """Seed 002 masks before dividing by √embed_size, we scale first: with −1e20 both give
     the same α; the fully masked query gets uniform weights 1/n_k in both."""
@@ -146,7 +94,7 @@ def test_mask_before_or_after_scaling_gives_the_same_alpha():
 def test_cross_attention_matches_seed_with_separate_keys():
     x, x_kv = rand(3, 6, seed=100), rand(5, 6, seed=101)
     w = shared_weights(6, 3, True, seed=100)
-    model = seed_model(SelfAttentionIntended, w, 6, 3)
+    model = seed_model(SelfAttention002Intended, w, 6, 3)
     expected = model(x_kv[None], x_kv[None], x[None], None)[0]
     out, trace = shared(x, x_kv, weights=w, options={"heads": 3})
     close(out, expected)

@@ -1,14 +1,14 @@
-"""scaled_dot_product against PyTorch's fused kernel and against seed 000's and seed 004's code."""
+"""scaled_dot_product against PyTorch's fused kernel and against seed 000's and seed 004's code
+(tests/seed_code.py)."""
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from torch import nn
+from seed_code import SelfAttention000, seed004_worked_example
 
 from app.attention.scaled_dot_product import ScaledDotProduct
 
@@ -67,35 +67,10 @@ def test_scale_options_match_fused_kernel_scale(scale, s):
     close(out, reference(x, x, w, scale=s))
 
 
-# --- seed 000: Li Hongyi's SelfAttention, copied from the seed --------------------------
-
-class SelfAttention(nn.Module):
-    """Seed 000's class, verbatim except for the Chinese docstrings and comments."""
-
-    def __init__(self, input_vector_dim: int, input_num: int, output_vector_dim=None):
-        super(SelfAttention, self).__init__()  # noqa: UP008 (the seed's spelling)
-        self.input_vector_dim = input_vector_dim
-        self.input_num = input_num
-        self.output_vector_dim = output_vector_dim
-        if not self.output_vector_dim:
-            self.output_vector_dim = input_vector_dim
-        self.W_q = nn.Linear(input_vector_dim, output_vector_dim, bias=False)
-        self.W_k = nn.Linear(input_vector_dim, output_vector_dim, bias=False)
-        self.W_v = nn.Linear(input_vector_dim, output_vector_dim, bias=False)
-        self._norm_fact = 1 / np.sqrt(input_num)
-
-    def forward(self, x):
-        Q = self.W_q(x)
-        K = self.W_k(x)
-        V = self.W_v(x)
-        K_T = K.permute(0, 2, 1)
-        atten = nn.Softmax(dim=-1)(torch.bmm(Q, K_T)) * self._norm_fact
-        output = torch.bmm(atten, V)
-        return output
-
+# --- seed 000: Li Hongyi's SelfAttention (tests/seed_code.py) ----------------------------
 
 def test_seed_000_code_reproduced_by_sqrt_n_after_softmax():
-    model = SelfAttention(3, 5, 4).double()  # the seed's SelfAttention(3, 5, 4)
+    model = SelfAttention000(3, 5, 4).double()  # the seed's SelfAttention(3, 5, 4)
     batch = rand(50, 5, 3, seed=16)  # the seed's 50 sequences of 5 vectors of 3
     w = {"W_q": rand(3, 4, seed=17), "W_k": rand(3, 4, seed=18), "W_v": rand(3, 4, seed=19)}
     with torch.no_grad():
@@ -113,40 +88,18 @@ def test_seed_000_code_reproduced_by_sqrt_n_after_softmax():
     assert trace.ids == ["x", "q", "k", "v", "scores", "softmax", "weights", "output"]
 
 
-# --- seed 004 §3.3: the 3 × 4 worked example ---------------------------------------------
-
-DATAS = [[1, 0, 1, 1], [0, 2, 0, 2], [1, 1, 1, 1]]
-KEY_WEIGHTS = [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]
-QUERY_WEIGHTS = [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]
-VALUE_WEIGHTS = [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]
-
-
-def seed_004_worked_example(dtype=torch.float64):
-    """Seed 004's §3.3 code without its prints; only the dtype is a parameter (float64)."""
-    inputs = torch.tensor(DATAS, dtype=dtype)
-    key_weights = torch.tensor(KEY_WEIGHTS, dtype=dtype)
-    query_weights = torch.tensor(QUERY_WEIGHTS, dtype=dtype)
-    value_weights = torch.tensor(VALUE_WEIGHTS, dtype=dtype)
-    keys = inputs @ key_weights
-    querys = inputs @ query_weights
-    values = inputs @ value_weights
-    attntion_scores = querys @ keys.T
-    attntion_scores_softmax = torch.softmax(attntion_scores, dim=-1)
-    weighted_values = values[:, None] * attntion_scores_softmax.T[:, :, None]
-    outputs = weighted_values.sum(dim=0)
-    return keys, querys, values, attntion_scores, attntion_scores_softmax, outputs
-
+# --- seed 004 §3.3: the 3 × 4 worked example (tests/seed_code.py) ------------------------
 
 def test_seed_004_worked_example():
-    w = {"W_q": QUERY_WEIGHTS, "W_k": KEY_WEIGHTS, "W_v": VALUE_WEIGHTS}
-    out, trace = sdp(torch.tensor(DATAS), weights=w, options={"scale": "none", "d_k": 3})
-    keys, querys, values, scores, soft, outputs = seed_004_worked_example()
-    close(trace["k"].data[0], keys)
-    close(trace["q"].data[0], querys)
-    close(trace["v"].data[0], values)
-    close(trace["scores"].data[0], scores)
-    close(alpha(trace)[0], soft)
-    close(out, outputs)
+    seed = seed004_worked_example(torch.float64)  # the seed's code, run in float64
+    w = {"W_q": seed["query_weights"], "W_k": seed["key_weights"], "W_v": seed["value_weights"]}
+    out, trace = sdp(seed["inputs"], weights=w, options={"scale": "none", "d_k": 3})
+    close(trace["k"].data[0], seed["keys"])
+    close(trace["q"].data[0], seed["querys"])
+    close(trace["v"].data[0], seed["values"])
+    close(trace["scores"].data[0], seed["attntion_scores"])
+    close(alpha(trace)[0], seed["attntion_scores_softmax"])
+    close(out, seed["outputs"])
     # the numbers the seed's code prints (checked by hand: q_1·k_1 = [1,1,3]·[1,2,1] = 6)
     close(trace["k"].data[0], torch.tensor([[1., 2, 1], [4, 4, 0], [2, 3, 1]]))
     close(trace["q"].data[0], torch.tensor([[1., 1, 3], [2, 2, 2], [2, 1, 3]]))

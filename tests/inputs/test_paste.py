@@ -19,6 +19,14 @@ from app.service import InputSpec, RunSpec, run_attention
 
 M = [[1.0, 2.0], [3.0, 4.0]]
 
+
+def assert_input_error(call, field: str, message: str) -> None:
+    """`call()` raises InputError naming `field`, with `message` in its text."""
+    with pytest.raises(InputError) as e:
+        call()
+    assert e.value.field == field
+    assert message in str(e.value)
+
 FORMATS = {
     "json": "[[1, 2], [3, 4]]",
     "json_floats": "[[1.0, 2.0],\n [3.0, 4.0]]",
@@ -99,10 +107,7 @@ def test_shapes_and_spellings(text, expected):
     ("tensor([[ 0.1, 0.2,  ..., 0.3]])", "abbreviated"),
 ])
 def test_errors_say_where_and_what(text, message):
-    with pytest.raises(InputError) as e:
-        parse_matrix(text, "weights.W_q")
-    assert e.value.field == "weights.W_q"
-    assert message in str(e.value)
+    assert_input_error(lambda: parse_matrix(text, "weights.W_q"), "weights.W_q", message)
 
 
 def test_a_long_bad_cell_is_clipped_in_the_message():
@@ -144,10 +149,7 @@ def test_not_text_is_an_input_error():
     (None, "got null"),
 ])
 def test_as_matrix_errors(value, message):
-    with pytest.raises(InputError) as e:
-        as_matrix(value, "query.matrix")
-    assert e.value.field == "query.matrix"
-    assert message in str(e.value)
+    assert_input_error(lambda: as_matrix(value, "query.matrix"), "query.matrix", message)
 
 
 def test_as_matrix_accepts_lists_tuples_flat_rows_tensors_arrays_and_text():
@@ -172,10 +174,7 @@ def test_run_attention_names_the_weight_and_cell_of_a_bad_pasted_weight():
                         "row 2"), ("1 2\n3 oops", "a number at row 2, column 2, got 'oops'"),
                        ([[1.0, float("nan")], [0.0, 1.0]], "finite numbers, got nan at row 1")]:
         spec = RunSpec("scaled_dot_product", InputSpec(matrix=x), weights={"W_q": w})
-        with pytest.raises(InputError) as e:
-            run_attention(spec)
-        assert e.value.field == "weights.W_q"
-        assert message in str(e.value)
+        assert_input_error(lambda spec=spec: run_attention(spec), "weights.W_q", message)
 
 
 def test_run_attention_reads_a_pasted_torch_weight():

@@ -1,14 +1,13 @@
 """Every preset runs through the service and reproduces what its description claims,
-checked against the seed documents' own code re-run here."""
+checked against the seed documents' own code (tests/seed_code.py) re-run here."""
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 import torch
-from torch import nn
+from seed_code import SelfAttention000, SelfAttention002Intended, seed004_worked_example
 
 from app.attention import registry
 from app.attention.weights import resolve
@@ -80,29 +79,12 @@ def test_presets_are_copies():
 
 # --- seed 004 §3.3: the worked example -----------------------------------------------------
 
-def seed004_code():
-    """Seed 004 §3.3, verbatim but for the prints."""
-    datas = [[1, 0, 1, 1], [0, 2, 0, 2], [1, 1, 1, 1]]
-    inputs = torch.tensor(datas, dtype=torch.float32)
-    key_weights = [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]
-    query_weights = [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]
-    value_weights = [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]
-    key_weights = torch.tensor(key_weights, dtype=torch.float32)
-    query_weights = torch.tensor(query_weights, dtype=torch.float32)
-    value_weights = torch.tensor(value_weights, dtype=torch.float32)
-    keys = inputs @ key_weights
-    querys = inputs @ query_weights
-    values = inputs @ value_weights
-    attntion_scores = querys @ keys.T
-    attntion_scores_softmax = torch.softmax(attntion_scores, dim=-1)
-    weighted_values = values[:, None] * attntion_scores_softmax.T[:, :, None]
-    outputs = weighted_values.sum(dim=0)
-    return querys, keys, values, attntion_scores, attntion_scores_softmax, outputs
-
-
 def test_seed004_worked_example_equals_the_seeds_code():
     result = run("seed004_worked_example")
-    q, k, v, scores, alpha, out = (t.double() for t in seed004_code())
+    seed = {name: t.double() for name, t in seed004_worked_example().items()}  # float32
+    q, k, v = seed["querys"], seed["keys"], seed["values"]
+    scores, alpha, out = (seed["attntion_scores"], seed["attntion_scores_softmax"],
+                          seed["outputs"])
     t = result.trace
     assert result.query_tokens == ["input 1", "input 2", "input 3"]
     # integer inputs and weights: Q, K, V and the scores are exact
@@ -117,41 +99,16 @@ def test_seed004_worked_example_equals_the_seeds_code():
 
 # --- seed 000: SelfAttention(3, 5, 4) --------------------------------------------------------
 
-class Seed000SelfAttention(nn.Module):
-    """Seed 000's SelfAttention, as written (comments and docstrings left out)."""
-
-    def __init__(self, input_vector_dim: int, input_num: int, output_vector_dim=None):
-        super().__init__()
-        self.input_vector_dim = input_vector_dim
-        self.input_num = input_num
-        self.output_vector_dim = output_vector_dim
-        if not self.output_vector_dim:
-            self.output_vector_dim = input_vector_dim
-        self.W_q = nn.Linear(input_vector_dim, output_vector_dim, bias=False)
-        self.W_k = nn.Linear(input_vector_dim, output_vector_dim, bias=False)
-        self.W_v = nn.Linear(input_vector_dim, output_vector_dim, bias=False)
-        self._norm_fact = 1 / np.sqrt(input_num)
-
-    def forward(self, x):
-        Q = self.W_q(x)
-        K = self.W_k(x)
-        V = self.W_v(x)
-        K_T = K.permute(0, 2, 1)
-        atten = nn.Softmax(dim=-1)(torch.bmm(Q, K_T)) * self._norm_fact
-        output = torch.bmm(atten, V)
-        return output, atten
-
-
 def test_seed000_preset_equals_the_seeds_self_attention_with_the_same_weights():
     result = run("seed000_self_attention")
     w = drawn_weights("seed000_self_attention", result)
-    model = Seed000SelfAttention(3, 5, 4).double()
+    model = SelfAttention000(3, 5, 4).double()
     with torch.no_grad():
         for name in ("W_q", "W_k", "W_v"):
             getattr(model, name).weight.copy_(w[name].T)  # nn.Linear computes x·Wᵀ
         x = torch.tensor(get_preset("seed000_self_attention")["request"]["query"]["matrix"],
                          dtype=torch.float64)
-        out, atten = model(x[None])
+        out, atten = model(x[None]), model.atten
     assert result.trace["x"].data.shape == (5, 3) and result.output.shape == (5, 4)
     torch.testing.assert_close(result.attention[0], atten[0], **TOL)
     torch.testing.assert_close(result.output, out[0], **TOL)
@@ -220,37 +177,6 @@ def test_causal_multi_head_is_lower_triangular_in_both_heads():
 
 # --- seed 002: shared head projection with a padding mask -------------------------------------
 
-class Seed002SelfAttention(nn.Module):
-    """Seed 002's SelfAttention, with the one change its forward evidently intends: the
-    three shared linear layers are applied to the pieces (``projections: true``)."""
-
-    def __init__(self, embed_size, heads):
-        super().__init__()
-        self.embed_size = embed_size
-        self.heads = heads
-        self.head_dim = embed_size // heads
-        self.values = nn.Linear(self.head_dim, self.head_dim, bias=False)
-        self.keys = nn.Linear(self.head_dim, self.head_dim, bias=False)
-        self.queries = nn.Linear(self.head_dim, self.head_dim, bias=False)
-        self.fc_out = nn.Linear(heads * self.head_dim, embed_size)
-
-    def forward(self, values, keys, query, mask):
-        N = query.shape[0]
-        value_len, key_len, query_len = values.shape[1], keys.shape[1], query.shape[1]
-        values = values.reshape(N, value_len, self.heads, self.head_dim)
-        keys = keys.reshape(N, key_len, self.heads, self.head_dim)
-        queries = query.reshape(N, query_len, self.heads, self.head_dim)
-        values, keys, queries = self.values(values), self.keys(keys), self.queries(queries)
-        energy = torch.einsum("nqhd,nkhd->nhqk", [queries, keys])
-        if mask is not None:
-            energy = energy.masked_fill(mask == 0, float("-1e20"))
-        attention = torch.softmax(energy / (self.embed_size ** (1 / 2)), dim=3)
-        out = torch.einsum("nhql,nlhd->nqhd", [attention, values])
-        out = out.reshape(N, query_len, self.heads * self.head_dim)
-        out = self.fc_out(out)
-        return out, attention
-
-
 def test_seed002_shared_heads_equals_the_seeds_code_and_hides_the_padding():
     result = run("seed002_shared_heads")
     assert result.query_tokens[-2:] == ["<pad>", "<pad>"]
@@ -258,7 +184,7 @@ def test_seed002_shared_heads_equals_the_seeds_code_and_hides_the_padding():
     assert a.shape == (2, 5, 5)
     assert (a[:, :, 3:] == 0).all()  # the padded key columns: exactly zero
     w = drawn_weights("seed002_shared_heads", result)
-    model = Seed002SelfAttention(8, 2).double()
+    model = SelfAttention002Intended(8, 2).double()  # the seed's layers applied
     with torch.no_grad():
         model.queries.weight.copy_(w["W_q"].T)
         model.keys.weight.copy_(w["W_k"].T)
@@ -267,6 +193,7 @@ def test_seed002_shared_heads_equals_the_seeds_code_and_hides_the_padding():
         model.fc_out.bias.copy_(w["b_o"])
         x = result.trace["x"].data[None]
         mask = torch.tensor(get_preset("seed002_shared_heads")["request"]["options"]["mask"])
-        out, attention = model(x, x, x, mask[None, None])
+        out = model(x, x, x, mask[None, None])
+    attention = model.attention
     torch.testing.assert_close(a, attention[0], **TOL)
     torch.testing.assert_close(result.output, out[0], **TOL)
