@@ -70,3 +70,9 @@ def test_too_long_text_says_so_at_the_text_field(page, server):
     page.click("#model-run")
     page.wait_for_selector("#model-overview[data-state=ready][data-tokens='512']")
     assert "cut from 602" in page.inner_text("#model-status")
+    # the full 512 × 512 head is drawn: one heatmap image, one head-view row per token
+    page.wait_for_selector(head_ready(0, 0))
+    assert page.locator("#alpha-plot g.subplot.xy g.hm image").count() == 1
+    assert page.locator("#head-view text[data-side=left]").count() == 512
+    # the only console errors are Chromium's notes of the two 422s above (overview + head)
+    assert all("status of 422" in e for e in page.watch.errors), page.watch.errors
