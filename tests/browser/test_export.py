@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
+import re
 import shlex
+import struct
 import subprocess
 
 from .conftest import api
-from .helpers import go_to_step, open_page
+from .helpers import HEATMAP, choose_preset, go_to_step, open_page, rerun
 
 
 def download(page, button: str):
@@ -83,3 +86,29 @@ def test_result_json_and_curl_reproduce_the_view(page, server):
     assert saved["result"]["steps"] == result["steps"]
     assert saved["result"]["weights"] == result["weights"]
     assert saved["request"]["mechanism"] == "scaled_dot_product"
+
+
+def png_width(data_url: str) -> int:
+    """The pixel width of a base64 PNG data URL, read from its IHDR chunk."""
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">I", raw[16:20])[0]
+
+
+def test_a_large_heatmap_is_sharp_on_screen_and_in_the_export(page, server):
+    """Above 32 tokens the page draws one pixel per cell, scaled up and kept sharp by CSS;
+    an exported image has no CSS, so it must be drawn cell by cell at full resolution."""
+    open_page(page, server + "/")
+    choose_preset(page, "causal_multi_head")
+    rerun(page, lambda: page.fill("#query-text", " ".join(f"w{i}" for i in range(64))))
+    go_to_step(page, "weights")
+    on_screen = page.get_attribute(HEATMAP, "href")
+    assert png_width(on_screen) == 64  # one pixel per key: the fast path
+    rendering = page.evaluate(f"getComputedStyle(document.querySelector('{HEATMAP}'))"
+                              ".imageRendering")
+    assert rendering == "pixelated"
+    name, data = download(page, "#export-svg")
+    images = re.findall(rb'href="(data:image/png;base64,[^"]+)"', data)
+    widths = [png_width(i.decode()) for i in images]
+    assert max(widths) > 64 * 4, widths  # the exported heatmap is drawn at screen size
+    assert page.watch.errors == []
