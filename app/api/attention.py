@@ -181,7 +181,8 @@ def limited(spec: RunSpec, settings: Settings) -> RunSpec:
     key, n_k = None, n_q
     if spec.key is not None:
         key, n_k, _ = _side("key", spec.key, settings)
-    _at_most("embedding.dim", spec.embedding.dim, settings.max_d_model, "features")
+    if any(side is not None and side.matrix is None for side in (spec.query, spec.key)):
+        _at_most("embedding.dim", spec.embedding.dim, settings.max_d_model, "features")
     weights = {name: as_matrix(w, f"weights.{name}", max_cells=settings.max_cells)
                for name, w in spec.weights.items() if w is not None}
     d_model = d_model or spec.embedding.dim

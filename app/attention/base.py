@@ -244,14 +244,16 @@ def softmax_keys(masked: torch.Tensor, mask: torch.Tensor | None, trace: Trace) 
         return alpha
     dead = ~mask.any(dim=-1)  # [n_q]
     if dead.any():
-        rows = ", ".join(str(i + 1) for i in torch.nonzero(dead).flatten().tolist())
+        numbers = [str(i + 1) for i in torch.nonzero(dead).flatten().tolist()]
+        rows = ("query row " if len(numbers) == 1 else "query rows ") + ", ".join(numbers)
+        verb = "has" if len(numbers) == 1 else "have"
         if torch.isneginf(masked).any():
             alpha = torch.where(dead[None, :, None], torch.zeros_like(alpha), alpha)
-            trace.note(f"query rows {rows} have every key masked: with fill −inf their "
-                       "weights are defined as 0 (not NaN), so their output is 0 plus any bias")
+            trace.note(f"{rows} {verb} every key masked: with fill −inf the weights there are "
+                       "defined as 0 (not NaN), so the output there is 0 plus any bias")
         else:
-            trace.note(f"query rows {rows} have every key masked: with fill −1e20 the softmax "
-                       "of equal values gives uniform weights 1/n_k, as the seed code does")
+            trace.note(f"{rows} {verb} every key masked: with fill −1e20 the softmax of equal "
+                       "values gives uniform weights 1/n_k there, as the seed code does")
     return alpha
 
 

@@ -257,3 +257,15 @@ def test_a_lone_surrogate_is_a_422_naming_the_field(client, side):
         assert r.status_code == 422, r.text
         assert "valid Unicode text, got a lone surrogate" in r.json()["detail"][0]["msg"]
     assert client.get("/api/v1/health").status_code == 200
+
+
+def test_embedding_dim_is_limited_only_when_tokens_are_embedded(client):
+    big = {"dim": 5000}
+    r = client.post("/api/v1/attention", json={"mechanism": "scaled_dot_product",
+                                               "query": {"text": "a b"}, "embedding": big})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"].startswith("embedding.dim: expected at most 1024")
+    r = client.post("/api/v1/attention", json={"mechanism": "scaled_dot_product",
+                                               "query": {"matrix": [[1, 0], [0, 1]]},
+                                               "embedding": big})
+    assert r.status_code == 200  # a pasted matrix is X itself: no embedding is made
