@@ -183,20 +183,20 @@ def list_models(http: Request) -> Response:
 def model_attention(model_id: str, body: ModelAttentionRequest, http: Request,
                     encoding: EncodingQuery = "plain") -> Response:
     """α of one layer (one head, or all heads) and the layer's traced attention steps."""
-    try:
-        return enc.json_response(attention_view(service_of(http.app), model_id, body, encoding))
-    except UnknownModel as err:
-        raise not_found(err) from None
-    except CheckpointError as err:
-        return unusable(err)
+    return answer(attention_view, http, model_id, body, encoding)
 
 
 @api.post("/{model_id}/overview", response_model=ModelOverviewOut, responses=ERRORS)
 def model_overview(model_id: str, body: ModelText, http: Request,
                    encoding: EncodingQuery = "plain") -> Response:
     """Every layer × head: statistics, ≤ 64 × 64 thumbnails of α, and attention rollout."""
+    return answer(overview_view, http, model_id, body, encoding)
+
+
+def answer(view: Any, http: Request, model_id: str, body: Any, encoding: str) -> Response:
+    """`view`'s result as JSON; an unknown model is a 404, an unusable checkpoint a 422."""
     try:
-        return enc.json_response(overview_view(service_of(http.app), model_id, body, encoding))
+        return enc.json_response(view(service_of(http.app), model_id, body, encoding))
     except UnknownModel as err:
         raise not_found(err) from None
     except CheckpointError as err:
