@@ -191,17 +191,16 @@ def limited(spec: RunSpec, settings: Settings) -> RunSpec:
     return dataclasses.replace(spec, query=query, key=key, weights=weights, options=options)
 
 
-def checked_run(request: AttentionRequest, settings: Settings,
-                max_cells: int | None = None) -> Any:
+def checked_run(request: AttentionRequest, settings: Settings) -> Any:
     """Validate, limit and run one request: an app.service.RunResult, or InputError.
 
     The run itself is bounded by the limits above; what it returns is bounded too
-    (`max_cells`, default ``settings.max_result_cells``): a few KB of request with wide
-    d_k and many heads would otherwise ask for hundreds of MB of response.
+    (``settings.max_result_cells``): a few KB of request with wide d_k and many heads
+    would otherwise ask for hundreds of MB of response.
     """
     spec = limited(spec_from_request(request.model_dump(exclude_none=True)), settings)
     result = run_attention(spec)  # the engine refuses a step that overflowed (InputError)
-    limit = max_cells or settings.max_result_cells
+    limit = settings.max_result_cells
     if result.cells > limit:
         raise InputError("options", f"a result of at most {limit:,} numbers (every step, "
                          "weight, α and output); use fewer tokens or heads, or a smaller "

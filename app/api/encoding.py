@@ -117,6 +117,19 @@ def recode(value: Any, encoding: str) -> Any:
     return value
 
 
+def count_numbers(value: Any) -> int:
+    """How many numbers a document holds: typed arrays by their shape, lists by their
+    numbers; strings and keys do not count."""
+    if _is_typed(value):
+        return int(np.prod(value["shape"]))
+    if isinstance(value, dict):
+        return sum(count_numbers(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(count_numbers(v) if isinstance(v, dict | list) else
+                   isinstance(v, int | float) for v in value)
+    return int(isinstance(value, np.ndarray) and value.size)
+
+
 def dumps(content: Any) -> bytes:
     """JSON bytes; numpy arrays are serialised in C, NaN/±Infinity become null."""
     return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 from app.inputs.embedding import KINDS, POSITIONS, EmbeddingSpec
 
-from .deps import TemplatesDep
+from .deps import StoreDep, TemplatesDep
 
 router = APIRouter(tags=["pages"])
 
@@ -46,10 +47,18 @@ def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
 
 @router.get("/s/{share_id}", response_class=HTMLResponse, name="share_page",
             include_in_schema=False)
-def share_page(share_id: str, request: Request, templates: TemplatesDep) -> HTMLResponse:
+def share_page(share_id: str, request: Request, templates: TemplatesDep,
+               store: StoreDep) -> Response:
     """A shared view, read-only. The page fetches GET /api/v1/shares/{id} and says so if
-    it does not exist; a malformed id is a 404 page straight away."""
+    it does not exist; a malformed id is a 404 page straight away. A real-model share is
+    drawn by the model page (/model?share=…, keeping ?layer=&head=), from the same
+    stored numbers."""
     status = 200 if SHARE_ID.match(share_id) else 404
+    kind = store.kind(share_id) if status == 200 else None
+    if kind is not None and kind.startswith("model"):
+        query = urlencode({"share": share_id, **{k: v for k, v in request.query_params.items()
+                                                 if k in ("layer", "head")}})
+        return RedirectResponse(f"{request.url_for('model_page').path}?{query}", 303)
     return templates.TemplateResponse(request, "share.html",
                                       page_context(request, share_id=share_id),
                                       status_code=status)

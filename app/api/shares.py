@@ -46,8 +46,7 @@ def register_runner(kind: str, runner: Runner) -> None:
 def run_attention_share(request: dict[str, Any], http: Request) -> tuple[dict, dict]:
     """kind "attention": the request as validated, and the full response in f8."""
     req = AttentionRequest.model_validate(request)
-    settings = http.app.state.settings
-    result = checked_run(req, settings, max_cells=settings.max_share_cells)
+    result = checked_run(req, http.app.state.settings)
     return req.model_dump(mode="json", exclude_none=True), enc.encode_result(result, "f8")
 
 
@@ -74,6 +73,12 @@ def create_share(body: ShareCreate, http: Request, store: StoreDep,
     except ValidationError as err:
         errors = [{**e, "loc": ("body", "request", *e["loc"])} for e in err.errors()]
         return _unprocessable(clean_errors(errors))
+    numbers = enc.count_numbers(result)
+    if numbers > settings.max_share_cells:
+        return _unprocessable(detail_of(InputError(
+            "request", f"a view of at most {settings.max_share_cells:,} numbers to store "
+            "(every step, weight and α); share fewer tokens or heads, or one head",
+            f"{numbers:,} numbers"), ("body",)))
     share_id = store.create(stored_request, result, kind=body.kind)
     return enc.json_response({"id": share_id, "url": f"/s/{share_id}"}, status_code=201)
 

@@ -42,6 +42,11 @@ class ShareStore(Protocol):
         """The share with this id, or None."""
         ...
 
+    def kind(self, share_id: str) -> str | None:
+        """What the share with this id is for ("attention", "model_attention", …), or
+        None; without reading its (possibly large) result."""
+        ...
+
     def close(self) -> None:
         ...
 

@@ -86,6 +86,11 @@ class SQLiteShareStore:
             return None
         return Share(row[0], row[1], orjson.loads(row[2]), orjson.loads(row[3]), row[4])
 
+    def kind(self, share_id: str) -> str | None:
+        with closing(self._connect()) as conn:
+            row = conn.execute("SELECT kind FROM shares WHERE id = ?", (share_id,)).fetchone()
+        return None if row is None else row[0]
+
     def count(self) -> int:
         with closing(self._connect()) as conn:
             return conn.execute("SELECT COUNT(*) FROM shares").fetchone()[0]

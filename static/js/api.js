@@ -70,3 +70,6 @@ export const modelOverview = (modelId, body, signal) =>
 /** α of one head (body {text, layer, head, truncate, steps}) and, with steps, its trace. */
 export const modelAttention = (modelId, body, signal) =>
   call('POST', `/models/${encodeURIComponent(modelId)}/attention?encoding=typed`, body, signal);
+/** Share a real-model view: kind "model_attention" ({model, text, layer, head, truncate,
+ * steps}) or "model_overview" ({model, text, truncate}); 201 {id, url}. */
+export const createModelShare = (kind, request) => call('POST', '/shares', { kind, request });

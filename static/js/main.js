@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { Form } from './form.js';
 import { toModel } from './result.js';
 import { initSqrtDk } from './sqrtdk.js';
+import { shareLink } from './share_link.js';
 import { readView, writeView } from './url.js';
 import { Viewer } from './viewer.js';
 import { visible } from './text.js';
@@ -107,31 +108,12 @@ async function startHome() {
   await run({ step: want.step, head: want.head });
 }
 
-async function share(getRequest) {
-  const status = $('share-status');
-  const output = $('share-url');
+/** The home page's share: the request on screen, the link keeping its step and head. */
+function share(getRequest) {
   const request = getRequest();
-  if (!request) return;
-  status.textContent = 'Creating the link…';
-  try {
-    const created = await api.createShare(request);
-    const url = new URL(created.url, window.location.origin);
-    // the link opens exactly this view: the step and head the page shows now
-    const here = new URLSearchParams(window.location.search);
-    for (const key of ['step', 'head']) if (here.get(key)) url.searchParams.set(key, here.get(key));
-    url.hash = '';
-    output.hidden = false;
-    output.value = url.href;
-    output.select();
-    try {
-      await navigator.clipboard.writeText(url.href);
-      status.textContent = 'Link created and copied.';
-    } catch {
-      status.textContent = 'Link created: copy it from the box.';
-    }
-  } catch (err) {
-    status.textContent = `Could not create the link: ${err.message}`;
-  }
+  if (!request) return null;
+  return shareLink({ create: () => api.createShare(request), output: $('share-url'),
+    status: $('share-status'), carry: ['step', 'head'] });
 }
 
 // --- share page ---------------------------------------------------------------------------

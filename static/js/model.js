@@ -2,6 +2,14 @@
 // (every head's statistics and ≤ 64 × 64 thumbnails, the rollout) and for one head at a
 // time: never all 72 full α matrices. The head's trace steps (X, Q, K, V, scores, α …) are
 // fetched only while "Step by step" is open, and then shown by the shared Viewer.
+//
+// The URL reflects the head on screen (?layer=&head=, counted from 0 like the page's
+// labels and the API), so a link can point at a head. /model?share=<id> (where /s/<id>
+// sends a real-model share) is the page read-only: text, layer and head from the share's
+// request; the head's α, tokens and steps from its STORED result (GET /api/v1/shares/{id},
+// the page's JSON twin), never recomputed; the grid and rollout are recomputed from the
+// stored text (the model is pinned) unless the share stored them (kind model_overview).
+// "Edit a copy" unlocks the form.
 
 import * as api from './api.js';
 import { decode, short, slice2d } from './arrays.js';
@@ -9,7 +17,9 @@ import { drawGrid, markCell } from './model_grid.js';
 import { drawHeadView } from './model_headview.js';
 import * as plot from './plot.js';
 import { toModel } from './result.js';
+import { shareLink } from './share_link.js';
 import { clip, el, escapePlotly, visible } from './text.js';
+import { writeView } from './url.js';
 import { Viewer } from './viewer.js';
 
 const $ = (id) => document.getElementById(id);
@@ -17,7 +27,9 @@ const STATS = [['entropy', 'entropy (nats)'], ['max_weight', 'largest α (mean)'
   ['prev', '→ previous'], ['self', '→ itself'], ['cls', '→ [CLS]'], ['sep', '→ [SEP]']];
 
 const state = { models: [], overview: null, stats: {}, text: '', layer: 0, head: 0,
-  lastHead: null, headController: null, runController: null };
+  lastHead: null, headController: null, runController: null, shared: null };
+/** The form's controls that a read-only (shared) view locks. */
+const FORM_CONTROLS = ['model-select', 'model-truncate', 'model-run'];
 
 function modelId() {
   return $('model-select').value;
@@ -67,6 +79,13 @@ function rangeOf(data) {
   return { min: 0, max };
 }
 
+/** rangeOf over the rows of one head (a share of every head holds several). */
+function rowsRange(rows) {
+  let max = 0;
+  for (const row of rows) max = Math.max(max, rangeOf(row).max);
+  return { min: 0, max };
+}
+
 function drawRollout(o) {
   const r = decode(o.rollout);
   const s = slice2d(r, 0);
@@ -91,6 +110,7 @@ function showStats(layer, head) {
 }
 
 function syncSliders() {
+  writeView({ layer: state.layer, head: state.head });
   $('layer-slider').value = String(state.layer);
   $('head-slider').value = String(state.head);
   $('layer-value').textContent = String(state.layer);
@@ -99,17 +119,18 @@ function syncSliders() {
   showStats(state.layer, state.head);
 }
 
-async function drawHead(result) {
+/** Draw head `index` of a head result (one head, or every head of its layer). */
+async function drawHead(result, index = 0) {
   const alpha = decode(result.attention);
-  const s = slice2d(alpha, 0);
+  const s = slice2d(alpha, index);
   const tokens = result.tokens;
   drawHeadView($('head-view'), tokens, s);
   await plot.heatmap($('alpha-plot'), {
     z: s.rowViews, xLabels: tokenLabels(tokens), yLabels: tokenLabels(tokens),
-    xTitle: 'key', yTitle: 'query', kind: 'sequential', range: rangeOf(alpha.data),
+    xTitle: 'key', yTitle: 'query', kind: 'sequential', range: rowsRange(s.rowViews),
     hovertemplate: 'query #%{y}, key #%{x}<br>α %{z:.6g}<extra></extra>',
     height: Math.max(300, Math.min(720, 18 * s.rows + 160)),
-    uirevision: `alpha-${result.layer}-${result.head}`,
+    uirevision: `alpha-${result.layer}-${index}`,
   });
 }
 
@@ -120,12 +141,40 @@ function viewerModel(result) {
     output: output ? output.data : result.attention, notes: result.notes || [] });
 }
 
+/** A shared head (kind model_attention): its layer is fixed, and its head too unless the
+ * share holds every head of the layer (request head null). */
+function sharedHead() {
+  return state.shared && state.shared.kind === 'model_attention' ? state.shared : null;
+}
+
+function headsIn(result) {
+  const shape = decode(result.attention).shape;
+  return shape.length === 3 ? shape[0] : 1;
+}
+
+/** Draw the head the share stored: its tokens, α and (if stored) steps, never recomputed. */
+async function showStoredHead() {
+  const box = $('model-head');
+  const { result, request } = state.shared;
+  const index = request.head === null || request.head === undefined ? state.head : 0;
+  $('head-title').textContent = `Layer ${result.layer}, head ${state.head} (as shared)`;
+  await drawHead(result, index);
+  if ($('steps-details').open && result.steps.length) {
+    await viewer.show(viewerModel(result), { step: 'weights', head: index });
+  }
+  box.dataset.layer = String(result.layer);
+  box.dataset.head = String(state.head);
+  box.dataset.source = 'stored';
+  box.dataset.state = 'ready';
+}
+
 /** Fetch one head (its steps only while "Step by step" is open) and draw it. */
 async function loadHead() {
+  if (sharedHead()) return showStoredHead();
   const box = $('model-head');
   const withSteps = $('steps-details').open;
   const key = `${modelId()}|${state.text}|${state.layer}|${state.head}|${withSteps}`;
-  if (state.lastHead === key) return;
+  if (state.lastHead === key) return undefined;
   if (state.headController) state.headController.abort();
   const controller = new AbortController();
   state.headController = controller;
@@ -135,21 +184,32 @@ async function loadHead() {
     const result = await api.modelAttention(modelId(), { text: state.text, layer: state.layer,
       head: state.head, truncate: $('model-truncate').checked, steps: withSteps },
     controller.signal);
-    if (controller.signal.aborted) return;
+    if (controller.signal.aborted) return undefined;
     await drawHead(result);
     if (withSteps && result.steps.length) await viewer.show(viewerModel(result), { step: 'weights' });
     state.lastHead = key;
     box.dataset.layer = String(result.layer);
     box.dataset.head = String(result.head);
+    box.dataset.source = 'live';
     box.dataset.state = 'ready';
   } catch (err) {
-    if (err.name === 'AbortError') return;
+    if (err.name === 'AbortError') return undefined;
     box.dataset.state = 'error';
     showError(err);
   }
+  return undefined;
 }
 
 function pick(layer, head, openSteps = false) {
+  const shared = sharedHead();
+  if (shared) {
+    // read-only: only another stored head of the shared layer (a share of every head)
+    const all = shared.request.head === null || shared.request.head === undefined;
+    if (layer !== shared.result.layer || !all || head >= headsIn(shared.result)) {
+      syncSliders();
+      return;
+    }
+  }
   state.layer = layer;
   state.head = head;
   syncSliders();
@@ -160,8 +220,29 @@ function pick(layer, head, openSteps = false) {
   loadHead();
 }
 
+/** Draw an overview (live or stored): the grid, the rollout and the status line. */
+async function showOverview(o, started) {
+  state.overview = o;
+  state.stats = Object.fromEntries(Object.entries(o.stats).filter(([, v]) => v)
+    .map(([k, v]) => [k, decode(v)]));
+  $('layer-slider').max = String(o.layers - 1);
+  $('head-slider').max = String(o.heads - 1);
+  drawGrid($('model-grid'), decode(o.thumbnails), describe, (l, h) => pick(l, h, true));
+  lockHeads();
+  syncSliders();
+  await drawRollout(o);
+  const cut = o.truncated_from ? ` (cut from ${o.truncated_from})` : '';
+  const time = started === null ? 'as shared' : `in ${Math.round(performance.now() - started)} ms`;
+  $('model-status').textContent = `${o.tokens.length} tokens${cut}, ${o.layers} layers × `
+    + `${o.heads} heads, ${time}.`;
+  const overviewBox = $('model-overview');
+  overviewBox.dataset.tokens = String(o.tokens.length);
+  overviewBox.dataset.state = 'ready';
+}
+
 async function run(event) {
   if (event) event.preventDefault();
+  if (state.shared) return; // read-only until "Edit a copy"
   const text = $('model-text').value;
   if (state.runController) state.runController.abort();
   const controller = new AbortController();
@@ -175,28 +256,21 @@ async function run(event) {
   const t0 = performance.now();
   const head = loadHead(); // in parallel: the server runs the model once for both
   try {
-    const o = await api.modelOverview(modelId(), { text, truncate: $('model-truncate').checked },
-      controller.signal);
-    if (controller.signal.aborted) return;
-    state.overview = o;
-    state.stats = Object.fromEntries(Object.entries(o.stats).filter(([, v]) => v)
-      .map(([k, v]) => [k, decode(v)]));
-    $('layer-slider').max = String(o.layers - 1);
-    $('head-slider').max = String(o.heads - 1);
-    drawGrid($('model-grid'), decode(o.thumbnails), describe, (l, h) => pick(l, h, true));
-    syncSliders();
-    await Promise.all([drawRollout(o), head]);
-    const cut = o.truncated_from ? ` (cut from ${o.truncated_from})` : '';
-    $('model-status').textContent = `${o.tokens.length} tokens${cut}, ${o.layers} layers × `
-      + `${o.heads} heads, in ${Math.round(performance.now() - t0)} ms.`;
-    overviewBox.dataset.tokens = String(o.tokens.length);
-    overviewBox.dataset.state = 'ready';
+    await overview(text, controller, t0);
+    await head;
   } catch (err) {
     if (err.name === 'AbortError') return;
     overviewBox.dataset.state = 'error';
     $('model-status').textContent = '';
     showError(err);
   }
+}
+
+/** Fetch the overview of `text` and draw it. */
+async function overview(text, controller, t0) {
+  const o = await api.modelOverview(modelId(), { text, truncate: $('model-truncate').checked },
+    controller.signal);
+  if (!controller.signal.aborted) await showOverview(o, t0);
 }
 
 function describeModel() {
@@ -209,8 +283,119 @@ function describeModel() {
   }
 }
 
+// this page keeps its own ?layer=&head= (counted from 0) in the URL, not the Viewer's
 const viewer = new Viewer({ getRequest: () => ({ model: modelId(), text: state.text,
-  layer: state.layer, head: state.head }) });
+  layer: state.layer, head: state.head }), writeUrl: false });
+
+// --- share: create a link, and show one read-only ------------------------------------------
+
+function shareHead() {
+  if (!state.text) return null;
+  // what is on screen: the steps too while "Step by step" is open (a read-only view has
+  // them open exactly when its share stored them)
+  const request = { model: modelId(), text: state.text, layer: state.layer, head: state.head,
+    truncate: $('model-truncate').checked, steps: $('steps-details').open };
+  return shareLink({ create: () => api.createModelShare('model_attention', request),
+    output: $('share-url'), status: $('share-status') });
+}
+
+/** In a shared head's view the grid cells and sliders other than its own heads are locked. */
+function lockHeads() {
+  const shared = sharedHead();
+  const all = shared && (shared.request.head === null || shared.request.head === undefined);
+  $('layer-slider').disabled = Boolean(shared);
+  $('head-slider').disabled = Boolean(shared) && !all;
+  for (const b of $('model-grid').querySelectorAll('button.cell')) {
+    b.disabled = Boolean(shared) && !(all && Number(b.dataset.layer) === shared.result.layer);
+  }
+}
+
+function setReadOnly(on) {
+  $('app').dataset.readOnly = on ? 'true' : 'false';
+  $('model-text').readOnly = on;
+  for (const id of FORM_CONTROLS) $(id).disabled = on;
+  $('model-share-banner').hidden = !on;
+  lockHeads();
+}
+
+function summaryRow(term, text) {
+  const dl = $('share-summary');
+  dl.append(el('dt', term), el('dd', text));
+}
+
+/** "Edit a copy": the shared text, layer and head stay; everything is editable and live. */
+function editCopy() {
+  state.shared = null;
+  state.lastHead = null;
+  $('steps-details').hidden = false;
+  setReadOnly(false);
+  writeView({ share: null });
+  $('model-text').focus();
+}
+
+function showShareError(message) {
+  $('model-share-banner').hidden = false;
+  $('share-error').hidden = false;
+  $('share-error').textContent = message;
+  $('model-head').dataset.state = 'error';
+  $('model-overview').dataset.state = 'error';
+}
+
+/** Open share `id` read-only: its stored numbers, and the live overview of its text. */
+async function openShare(id, want) {
+  let shared;
+  try {
+    shared = await api.getShare(id);
+  } catch (err) {
+    showShareError(err.status === 404 ? 'There is no shared view with this link.' : err.message);
+    return;
+  }
+  if (!String(shared.kind).startsWith('model')) {
+    window.location.replace(`/s/${encodeURIComponent(id)}`); // a step-by-step share
+    return;
+  }
+  const { request, result } = shared;
+  state.shared = shared;
+  if (!state.models.some((m) => m.id === request.model)) {
+    $('model-select').append(new Option(request.model, request.model));
+  }
+  $('model-select').value = request.model;
+  describeModel();
+  $('model-text').value = request.text;
+  $('model-truncate').checked = Boolean(request.truncate);
+  state.text = request.text;
+  $('share-json').href = `/api/v1/shares/${encodeURIComponent(id)}`;
+  setReadOnly(true);
+  summaryRow('Model', request.model);
+  if (shared.kind === 'model_attention') {
+    const all = request.head === null || request.head === undefined;
+    state.layer = result.layer;
+    state.head = all ? Math.min(want.head ?? 0, headsIn(result) - 1) : result.head;
+    summaryRow('Layer, head', all ? `layer ${result.layer}, every head` : `layer ${result.layer}, head ${result.head}`);
+  } else {
+    state.layer = want.layer ?? 0;
+    state.head = want.head ?? 0;
+    $('model-share-what').textContent = 'The grid, statistics and rollout are the numbers stored '
+      + 'with the link; a head you open is computed now from the shared text.';
+  }
+  summaryRow('Tokens', result.tokens.map(visible).join(' · '));
+  summaryRow('Created', shared.created_at || '');
+  if (sharedHead() && result.steps.length) $('steps-details').open = true;
+  else if (sharedHead()) $('steps-details').hidden = true; // the share stored α, not its steps
+  syncSliders();
+  await Promise.all([loadHead(), shared.kind === 'model_overview'
+    ? showOverview(result, null)
+    : overview(request.text, new AbortController(), performance.now())]);
+}
+
+function readModelView() {
+  const p = new URLSearchParams(window.location.search);
+  const int = (key) => {
+    const v = Number(p.get(key));
+    return p.get(key) !== null && p.get(key) !== '' && Number.isInteger(v) && v >= 0 ? v : null;
+  };
+  return { share: p.get('share'), layer: int('layer'), head: int('head') };
+}
 
 async function start() {
   $('export-curl').hidden = true; // the viewer's curl is for POST /api/v1/attention
@@ -222,6 +407,17 @@ async function start() {
   $('layer-slider').addEventListener('input', (e) => pick(Number(e.target.value), state.head));
   $('head-slider').addEventListener('input', (e) => pick(state.layer, Number(e.target.value)));
   $('steps-details').addEventListener('toggle', () => { if (state.text) loadHead(); });
+  $('share-button').addEventListener('click', shareHead);
+  $('edit-copy').addEventListener('click', editCopy);
+  const want = readModelView();
+  if (want.share) {
+    await openShare(want.share, want);
+    return;
+  }
+  const max = (id) => Number($(id).max);
+  state.layer = Math.min(want.layer ?? 0, max('layer-slider'));
+  state.head = Math.min(want.head ?? 0, max('head-slider'));
+  syncSliders();
   await run();
 }
 

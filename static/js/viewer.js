@@ -35,10 +35,13 @@ export class Viewer {
    * getRequest() -> the request behind the view (for curl and the JSON export);
    * getPlain() -> a promise of the same result in the plain encoding (float64 numbers), which
    * the CSV and JSON exports write so they equal the API's numbers exactly.
+   * writeUrl (default true): keep ?step=&head= in the page's URL; a page with URL state of
+   * its own (the model page) turns it off.
    */
-  constructor({ getRequest, getPlain }) {
+  constructor({ getRequest, getPlain, writeUrl = true }) {
     this.getRequest = getRequest;
     this.getPlain = getPlain;
+    this.writeUrl = writeUrl;
     this.model = null;
     this.index = 0;
     this.head = 0;
@@ -175,7 +178,7 @@ export class Viewer {
     this.plotEl.setAttribute('aria-label', `Heatmap of ${step.title}, ${step.shape.join(' × ')}`
       + (v.hasHead ? `, head ${this.head + 1}` : ''));
     markHead($('head-grid'), this.head);
-    writeView({ step: step.id, head: m.heads > 1 ? this.head + 1 : null });
+    if (this.writeUrl) writeView({ step: step.id, head: m.heads > 1 ? this.head + 1 : null });
     this.drawTable();
     this.showCell(null);
     const rowTitle = v.rowAxis || '';

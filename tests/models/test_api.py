@@ -228,3 +228,28 @@ def test_all_heads_over_the_cell_limit_asks_for_one_head(tmp_path):
         one = c.post("/api/v1/models/minilm-l6/attention",
                      json={"text": SENTENCE, "layer": 0, "head": 3})
         assert one.status_code == 200
+
+
+def test_a_model_share_too_big_to_store_is_refused(client):
+    """Every head of a layer with all its steps at 288 tokens: more than a share keeps."""
+    text = " ".join(["word"] * 286)
+    body = {"kind": "model_attention",
+            "request": {"model": "minilm-l6", "text": text, "layer": 0, "head": 0}}
+    small = client.post("/api/v1/shares", json=body)
+    assert small.status_code == 201
+    body["request"]["head"] = None
+    r = client.post("/api/v1/shares", json=body)
+    assert r.status_code == 422
+    msg = r.json()["detail"][0]["msg"]
+    assert msg.startswith("request: expected a view of at most 3,000,000 numbers")
+
+
+def test_a_model_share_link_opens_the_model_page(client):
+    body = {"kind": "model_attention",
+            "request": {"model": "minilm-l6", "text": SENTENCE, "layer": 1, "head": 2}}
+    share_id = client.post("/api/v1/shares", json=body).json()["id"]
+    r = client.get(f"/s/{share_id}?layer=1&head=2&step=q", follow_redirects=False)
+    assert r.status_code == 303
+    assert r.headers["location"] == f"/model?share={share_id}&layer=1&head=2"
+    assert client.app.state.store.kind(share_id) == "model_attention"
+    assert client.app.state.store.kind("nosuchshare0000000000a") is None
