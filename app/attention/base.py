@@ -52,6 +52,13 @@ class Mechanism:
     description: ClassVar[str]
     seed_doc: ClassVar[str]
     Options: ClassVar[type]
+    #: Cross-attention needs as many key rows as query rows (query row i pairs with key row i).
+    pairs_rows: ClassVar[bool] = False
+    #: Cross-attention needs a key input as wide as the query input (shared weights).
+    same_width: ClassVar[bool] = False
+    #: α's key axis is by position (a weight column per key row), so reordering the tokens
+    #: reorders α's query rows but not its key columns.
+    positional_keys: ClassVar[bool] = False
 
     # --- what a subclass declares -------------------------------------------------------
     def sizes(self, d_model: int, d_kv: int, n_q: int, n_k: int, opts: Any) -> dict[str, int]:
@@ -69,7 +76,14 @@ class Mechanism:
         raise NotImplementedError
 
     def check(self, x: torch.Tensor, x_kv: torch.Tensor, opts: Any) -> None:
-        """Extra input checks of a mechanism (e.g. row pairing); raise InputError."""
+        """The key input fits the query input as this mechanism declares."""
+        if self.pairs_rows and x_kv.shape[0] != x.shape[0]:
+            raise InputError("key", f"{x.shape[0]} rows, one per query row ({self.title} "
+                             "pairs query row i with key row i)", f"{x_kv.shape[0]} rows")
+        if self.same_width and x_kv.shape[1] != x.shape[1]:
+            raise InputError("key", f"a key input with {x.shape[1]} features (d_model: "
+                             f"{self.title} uses the query's widths for the keys too)",
+                             f"a {shape_words(x_kv.shape)} matrix")
 
     # --- what every mechanism shares ----------------------------------------------------
     def parse(self, options: dict[str, Any] | None) -> Any:

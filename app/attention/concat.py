@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import torch
 
 from .base import HEADS_QK, Call, Mechanism, apply_mask, input_ids, softmax_keys
-from .errors import InputError
 from .options import MASK_FILLS, choice, count
 from .trace import Trace
 from .weights import WeightSpec
@@ -43,12 +42,8 @@ class Concat(Mechanism):
                    "[q_i ; applied_i]·W_2 + b_2 (seed 004's attention class).")
     seed_doc = "004"
     Options = Options
-
-    def check(self, x, x_kv, opts):
-        """Row i of the query pairs with row i of the key input, as Q[0] with K[0]."""
-        if x_kv.shape[0] != x.shape[0]:
-            raise InputError("key", f"{x.shape[0]} rows, one per query row (concat attention "
-                             "pairs query row i with key row i)", f"{x_kv.shape[0]} rows")
+    pairs_rows = True  # as the seed pairs Q[0] with K[0]
+    positional_keys = True  # W_1 has one column per row of V
 
     def sizes(self, d_model, d_kv, n_q, n_k, opts):
         return {"d_model": d_model, "d_kv": d_kv, "n": n_k, "L": n_k,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from .base import Call, Mechanism, attend, attend_ids, input_ids, merge_heads, split_heads
-from .errors import InputError, shape_words
+from .errors import InputError
 from .options import MASK_FILLS, choice, count, flag, scale_field
 from .trace import Trace
 from .weights import WeightSpec
@@ -57,13 +57,7 @@ class MultiHeadShared(Mechanism):
                    "(seed 002).")
     seed_doc = "002"
     Options = Options
-
-    def check(self, x, x_kv, opts):
-        """Keys and values are split into the same h pieces, so they need d_model features."""
-        if x_kv.shape[1] != x.shape[1]:
-            raise InputError("key", f"a key input with {x.shape[1]} features (d_model: its "
-                             "pieces share W_k, W_v with the query's)",
-                             f"a {shape_words(x_kv.shape)} matrix")
+    same_width = True  # keys and values are split into the query's h pieces
 
     def sizes(self, d_model, d_kv, n_q, n_k, opts):
         h = opts.heads

@@ -15,41 +15,41 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.attention import registry
+from app.attention.options import describe_options
 
 from .helpers import alpha, close, rand
 
 MECHANISMS = list(registry.MECHANISMS)
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
-maybe = lambda s: st.none() | s  # noqa: E731
+
+
+def option_values(entry: dict):
+    """A strategy for one option as the registry describes it (describe_options)."""
+    if entry["type"] == "boolean":
+        return st.booleans()
+    if entry["type"] == "integer":
+        values = st.integers(entry.get("minimum", 1), 4)
+        return st.none() | values if entry["nullable"] else values
+    return st.sampled_from(entry["choices"] + ([0.5] if entry.get("accepts_number") else []))
 
 
 @st.composite
 def options_and_sizes(draw, mech_id: str, cross: bool):
-    """(options, heads, d_model, d_kv, n_q, n_k) that the mechanism accepts."""
+    """(options, heads, d_model, d_kv, n_q, n_k) that the mechanism accepts, drawn from what
+    the registry says of its options and of how its key input must fit the query's.
+    `scale_stage` keeps its default (the labelled after-softmax variant has its own test);
+    `heads` is drawn first so that d_model is a multiple of it."""
+    mech = registry.get(mech_id)
+    described = {e["name"]: e for e in describe_options(mech.Options)}
+    heads = draw(st.integers(1, 3)) if "heads" in described else 1
+    opts = {name: draw(option_values(e)) for name, e in described.items()
+            if name not in ("heads", "scale_stage")}
+    if "heads" in described:
+        opts["heads"] = heads
     n_q = draw(st.integers(1, 5))
-    n_k = draw(st.integers(1, 5)) if cross and mech_id != "concat" else n_q
-    d_model = d_kv = draw(st.integers(1, 6))
-    heads = 1
-    small = st.integers(1, 4)
-    if mech_id == "scaled_dot_product":
-        opts = {"d_k": draw(maybe(small)), "d_v": draw(maybe(small)),
-                "scale": draw(st.sampled_from(["sqrt_dk", "sqrt_d_model", "sqrt_n", "none",
-                                               0.5]))}
-    elif mech_id in ("multi_head", "multi_head_shared"):
-        heads = draw(st.integers(1, 3))
-        d_model = d_kv = heads * draw(st.integers(1, 3))
-        opts = {"heads": heads}
-        if mech_id == "multi_head":
-            opts |= {"d_k": draw(maybe(small)), "bias": draw(st.booleans())}
-        else:
-            opts |= {"projections": draw(st.booleans())}
-    elif mech_id == "additive":
-        opts = {"d_a": draw(maybe(small)), "d_v": draw(maybe(small))}
-    else:
-        opts = {"d_out": draw(maybe(small))}
-    if cross and mech_id != "multi_head_shared":
-        d_kv = draw(st.integers(1, 6))
-    opts["mask_fill"] = draw(st.sampled_from(["-inf", "-1e20"]))
+    n_k = draw(st.integers(1, 5)) if cross and not mech.pairs_rows else n_q
+    d_model = heads * draw(st.integers(1, 3))
+    d_kv = draw(st.integers(1, 6)) if cross and not mech.same_width else d_model
     return opts, heads, d_model, d_kv, n_q, n_k
 
 
@@ -135,15 +135,15 @@ def test_fully_masked_row_is_defined_never_nan(mech_id, data):
 @SETTINGS
 @given(data=st.data())
 def test_permuting_tokens_permutes_alpha(mech_id, data):
-    """Self-attention without positions is permutation-equivariant. Concat is the one
-    exception by design: W_1 has one column per *position* of V, so permuting the tokens
-    permutes α's query rows but not its key columns."""
+    """Self-attention without positions is permutation-equivariant. A mechanism with
+    positional keys (concat: W_1 has one column per *position* of V) is the exception by
+    design: permuting the tokens permutes α's query rows but not its key columns."""
     x, _, _, opts, heads, seed = data.draw(cases(mech_id, cross=False, masked=False))
     p = torch.tensor(data.draw(st.permutations(range(x.shape[0]))))
     out, trace = run(mech_id, x, None, None, opts, seed)
     out_p, trace_p = run(mech_id, x[p], None, None, opts, seed)
     a, a_p = alpha(trace), alpha(trace_p)
-    if mech_id == "concat":
+    if registry.get(mech_id).positional_keys:
         close(a_p, a[:, p, :])
         return
     close(a_p, a[:, p][:, :, p])
