@@ -25,7 +25,8 @@ RUN useradd --system --uid 10001 --no-create-home attnscope \
     && mkdir -p /data && chown attnscope /data
 USER attnscope
 
-ENV ATTNSCOPE_DATABASE_URL=sqlite:////data/attnscope.db
+ENV ATTNSCOPE_DATABASE_URL=sqlite:////data/attnscope.db \
+    MALLOC_ARENA_MAX=2
 VOLUME /data
 EXPOSE 8000
 

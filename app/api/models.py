@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from app.attention.errors import InputError
 from app.models.checkpoint import CheckpointError
@@ -32,7 +32,7 @@ from app.models.service import HeadView, ModelService, Overview, cache_bytes_fro
 from . import encoding as enc
 from .deps import TemplatesDep
 from .errors import input_error_response
-from .schemas import Message, StepOut, Strict, TypedArray, ValidationErrorOut
+from .schemas import Message, StepOut, Strict, Text, TypedArray, ValidationErrorOut
 from .shares import register_runner
 
 api = APIRouter(prefix="/api/v1/models", tags=["models"])
@@ -61,17 +61,17 @@ class ModelOut(BaseModel):
 
 
 class ModelText(Strict):
-    text: str = Field(description="the text the model reads (its own tokenizer splits it)",
-                      examples=["The cat sat on the mat because it was tired."])
-    truncate: bool = Field(False, description="cut a text over max_tokens to its first "
-                           "max_tokens tokens instead of answering 422")
+    text: Text = Field(description="the text the model reads (its own tokenizer splits it)",
+                       examples=["The cat sat on the mat because it was tired."])
+    truncate: StrictBool = Field(False, description="cut a text over max_tokens to its first "
+                                 "max_tokens tokens instead of answering 422")
 
 
 class ModelAttentionRequest(ModelText):
     layer: StrictInt = Field(description="layer, counted from 0", examples=[0])
     head: StrictInt | None = Field(None, description="head, counted from 0; null = every "
                                    "head of the layer", examples=[0])
-    steps: bool = Field(True, description="include the layer's trace steps (X, Q, K, V, "
+    steps: StrictBool = Field(True, description="include the layer's trace steps (X, Q, K, V, "
                         "scores, α, …); false returns α alone, a third of the bytes")
 
 

@@ -49,12 +49,12 @@ def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
             include_in_schema=False)
 def share_page(share_id: str, request: Request, templates: TemplatesDep,
                store: StoreDep) -> Response:
-    """A shared view, read-only. The page fetches GET /api/v1/shares/{id} and says so if
-    it does not exist; a malformed id is a 404 page straight away. A real-model share is
+    """A shared view, read-only. The page fetches GET /api/v1/shares/{id}; an unknown id
+    gets a 404 page that says so. A real-model share is
     drawn by the model page (/model?share=…, keeping ?layer=&head=), from the same
     stored numbers."""
-    status = 200 if SHARE_ID.match(share_id) else 404
-    kind = store.kind(share_id) if status == 200 else None
+    kind = store.kind(share_id) if SHARE_ID.match(share_id) else None
+    status = 404 if kind is None else 200  # the page then says there is no such view
     if kind is not None and kind.startswith("model"):
         query = urlencode({"share": share_id, **{k: v for k, v in request.query_params.items()
                                                  if k in ("layer", "head")}})

@@ -48,7 +48,8 @@ def entropy(alpha: torch.Tensor, logits: torch.Tensor | None = None) -> torch.Te
     if logits is None:
         return -torch.special.xlogy(alpha, alpha).sum(-1)
     top = alpha.amax(-1)
-    return logits.amax(-1) - top.log() - (alpha * logits).sum(-1)
+    # equal to the sum above; rounding can leave a hair below 0 for a one-hot row
+    return (logits.amax(-1) - top.log() - (alpha * logits).sum(-1)).clamp_min(0.0)
 
 
 def head_stats(alpha: torch.Tensor, cls_pos: list[int], sep_pos: list[int],

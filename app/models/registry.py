@@ -79,8 +79,6 @@ class LoadedModel:
 
     def __init__(self, info: ModelInfo, tokenizer: Tokenizer, encoder: BertEncoder):
         self.info, self.tokenizer, self.encoder = info, tokenizer, encoder
-        self.truncating = Tokenizer.from_str(tokenizer.to_str())
-        self.truncating.enable_truncation(max_length=info.max_tokens)
         self.cls_id = tokenizer.token_to_id("[CLS]")
         self.sep_id = tokenizer.token_to_id("[SEP]")
 
@@ -96,8 +94,10 @@ class LoadedModel:
             raise InputError("text", f"at most {limit} tokens for {self.info.id} (counting "
                              "[CLS] and [SEP]), or \"truncate\": true to keep the first "
                              f"{limit}", f"{n} tokens")
-        cut = self.truncating.encode(text)
-        return Tokens(list(cut.ids), list(cut.tokens), n)
+        # keep the first limit − 1 tokens ([CLS] and the text) and the closing [SEP]: what
+        # the tokenizer's own truncation gives, without encoding the text a second time
+        return Tokens(enc.ids[:limit - 1] + enc.ids[-1:], enc.tokens[:limit - 1] + enc.tokens[-1:],
+                      n)
 
 
 _LOADED: dict[tuple[str, str], LoadedModel] = {}  # (id, resolved path) -> model

@@ -14,9 +14,11 @@ unknown id raises UnknownModel; a checkpoint we cannot run raises its Checkpoint
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
@@ -32,6 +34,16 @@ from .registry import ModelEntry, ModelInfo, Registry
 #: Default bound of the cache (ATTNSCOPE_MODEL_CACHE_BYTES overrides it): a dozen 512-token
 #: passes of MiniLM-L6 (≈ 80 MB each, ≈ 43 MB more per layer opened step by step).
 DEFAULT_CACHE_BYTES = 1 << 30
+
+
+#: Forward passes that may run at once (one per core: more only wait for the cores).
+COMPUTE_SLOTS = max(1, os.cpu_count() or 1)
+
+
+def text_key(text: str) -> str:
+    """The cache's name for a text: its SHA-256, so a key never holds the text itself
+    (a 2 MB text would otherwise sit in memory uncounted by the cache's byte bound)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def model_dirs_from(settings: Settings | None = None) -> list[str]:
@@ -111,6 +123,7 @@ class ModelService:
         self.cache: ByteLRU = ByteLRU(self.cache_bytes)
         self._registry: Registry | None = None
         self._lock = threading.Lock()
+        self._compute = threading.BoundedSemaphore(COMPUTE_SLOTS)
 
     @property
     def registry(self) -> Registry:
@@ -119,6 +132,13 @@ class ModelService:
             if self._registry is None:
                 self._registry = Registry(self.model_dirs)
             return self._registry
+
+    def computing(self, fn: Any, *args: Any) -> Any:
+        """Run a forward pass (or a layer's trace) when a compute slot is free: at most
+        COMPUTE_SLOTS at once, so twenty new texts at the same moment queue instead of
+        holding twenty passes' tensors in memory together."""
+        with self._compute:
+            return fn(*args)
 
     def list_models(self) -> list[ModelInfo]:
         return self.registry.infos()
@@ -129,9 +149,9 @@ class ModelService:
     def forward(self, model_id: str, text: str, truncate: bool = False) -> ModelRun:
         """The traced forward pass of `text`, from the cache when it was run before."""
         entry = self.entry(model_id)
-        key = ("run", entry.id, str(entry.path), text, bool(truncate))
-        return self.cache.get_or_compute(key, lambda: run_model(entry, text, truncate),
-                                         lambda r: r.nbytes)
+        key = ("run", entry.id, str(entry.path), text_key(text), bool(truncate))
+        return self.cache.get_or_compute(
+            key, lambda: self.computing(run_model, entry, text, truncate), lambda r: r.nbytes)
 
     def attention(self, model_id: str, text: str, layer: int, head: int | None = None,
                   truncate: bool = False, max_cells: int | None = None,
@@ -165,15 +185,16 @@ class ModelService:
         """The full MultiHead trace of one layer, rebuilt from the cached pass's X."""
         entry = self.entry(model_id)
         run = self.forward(model_id, text, truncate)
-        key = ("trace", entry.id, str(entry.path), text, bool(truncate), layer)
+        key = ("trace", entry.id, str(entry.path), text_key(text), bool(truncate), layer)
         return self.cache.get_or_compute(
-            key, lambda: entry.load().encoder.trace_layer(layer, run.encoder.inputs[layer]),
+            key, lambda: self.computing(entry.load().encoder.trace_layer, layer,
+                                        run.encoder.inputs[layer]),
             lambda t: sum(s.data.nbytes for s in t.steps))
 
     def overview(self, model_id: str, text: str, truncate: bool = False) -> Overview:
         """Statistics, thumbnails and rollout of every head (cached apart from the run)."""
         entry = self.entry(model_id)
-        key = ("overview", entry.id, str(entry.path), text, bool(truncate))
+        key = ("overview", entry.id, str(entry.path), text_key(text), bool(truncate))
         return self.cache.get_or_compute(
             key, lambda: summarise(self.forward(model_id, text, truncate)), lambda o: o.nbytes)
 

@@ -137,3 +137,8 @@ def test_store_urls(tmp_path):
     nested = tmp_path / "a" / "b" / "c.db"
     store_from_url(f"sqlite:///{nested}")
     assert nested.exists()  # the directory is created on first run
+
+
+def test_an_unknown_share_page_is_a_404(client):
+    assert client.get("/s/AAAAAAAAAAAAAAAAAAAAAA").status_code == 404
+    assert client.get("/s/not-a-share-id-at-all!").status_code == 404

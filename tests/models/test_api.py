@@ -253,3 +253,29 @@ def test_a_model_share_link_opens_the_model_page(client):
     assert r.headers["location"] == f"/model?share={share_id}&layer=1&head=2"
     assert client.app.state.store.kind(share_id) == "model_attention"
     assert client.app.state.store.kind("nosuchshare0000000000a") is None
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/api/v1/models/minilm-l6/attention", {"text": "a \ud800 b", "layer": 0, "head": 0}),
+    ("/api/v1/models/minilm-l6/overview", {"text": "\udfff"}),
+    ("/api/v1/shares", {"kind": "model_overview",
+                        "request": {"model": "minilm-l6", "text": "\ud800"}}),
+])
+def test_a_lone_surrogate_in_model_text_is_a_422(client, path, body):
+    import json
+
+    r = client.post(path, content=json.dumps(body), headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert "valid Unicode text, got a lone surrogate" in r.json()["detail"][0]["msg"]
+
+
+def test_truncate_and_steps_are_strict_booleans(client):
+    r = client.post("/api/v1/models/minilm-l6/overview", json={"text": "hi", "truncate": "yes"})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "truncate"
+
+
+def test_the_cache_is_keyed_by_a_digest_not_the_text(client):
+    text = "a long sentence " * 50
+    assert client.post("/api/v1/models/minilm-l6/overview", json={"text": text}).status_code == 200
+    keys = list(service_of(client.app).cache._items)  # what the cache holds
+    assert keys and all(text not in map(str, key) for key in keys)

@@ -77,6 +77,16 @@ def test_tokens_are_transformers_tokenizer(service, transformers):
         assert run.cls_pos == [0] and run.sep_pos == [len(expected) - 1]
 
 
+def test_truncation_is_transformers_tokenizer_truncation(service, transformers):
+    tok = transformers.AutoTokenizer.from_pretrained(str(MINILM))
+    text = " ".join(f"token{i} is here, isn't it?" for i in range(200))
+    run = service.forward(BUILTIN_ID, text, truncate=True)
+    expected = tok(text, truncation=True, max_length=512)["input_ids"]
+    assert run.ids == expected and len(expected) == 512
+    assert run.tokens == tok.convert_ids_to_tokens(expected)
+    assert run.truncated_from == len(tok(text)["input_ids"])
+
+
 def test_trace_is_multi_head_with_the_checkpoint_weights(service):
     """Q of head h is X·W_q + b_q restricted to head h's 32 columns, W_q = query.weightᵀ."""
     from safetensors.torch import load_file
