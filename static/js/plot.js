@@ -15,8 +15,12 @@ const PUOR = ['#2d004b', '#542788', '#8073ac', '#b2abd2', '#d8daeb', '#f7f7f7',
   '#fee0b6', '#fdb863', '#e08214', '#b35806', '#7f3b08'];
 const DIVERGING = PUOR.map((c, i) => [i / (PUOR.length - 1), c]);
 
-/** Tick positions and texts: every label up to 64, every k-th beyond. */
-function ticks(labels) {
+/**
+ * Tick positions and texts: every label up to 64, every k-th beyond. Labels along x turn
+ * when there are many; labels along y stay level (they stack, and turning them would make
+ * neighbours overlap).
+ */
+function ticks(labels, along = 'x') {
   const n = labels.length;
   const every = n <= 64 ? 1 : Math.ceil(n / 48);
   const tickvals = [];
@@ -25,7 +29,7 @@ function ticks(labels) {
     tickvals.push(i);
     ticktext.push(labels[i]);
   }
-  return { tickmode: 'array', tickvals, ticktext, tickangle: n > 12 ? -60 : 0,
+  return { tickmode: 'array', tickvals, ticktext, tickangle: along === 'x' && n > 12 ? -60 : 0,
     tickfont: { size: n > 32 ? 9 : 12 } };
 }
 
@@ -88,7 +92,7 @@ export function heatmap(el, spec) {
     xaxis: { title: { text: spec.xTitle }, domain: [0, 0.92], showgrid: false,
       zeroline: false, ...ticks(spec.xLabels) },
     yaxis: { title: { text: spec.yTitle }, autorange: 'reversed', showgrid: false, zeroline: false,
-      ...ticks(spec.yLabels) },
+      ...ticks(spec.yLabels, 'y') },
     shapes: highlightShapes(spec.highlightRow, cols),
     plot_bgcolor: '#8c8c8c',
     paper_bgcolor: 'rgba(0,0,0,0)',
