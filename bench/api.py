@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,33 +26,7 @@ from math import prod
 from pathlib import Path
 
 import httpx
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, db: Path) -> subprocess.Popen:
-    env = {**os.environ, "ATTNSCOPE_DATABASE_URL": f"sqlite:///{db}"}
-    cmd = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-           "--no-access-log"]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env)
-
-
-def wait_ready(client: httpx.Client, timeout: float = 60.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            if client.get("/api/v1/health").status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.2)
-    raise SystemExit("the server did not start")
+from server import start
 
 
 def attention_request(n: int, heads: int, d_model: int) -> dict:
@@ -98,12 +70,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed requests per case")
     args = parser.parse_args(argv)
-    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(port, Path(tmp) / "bench.db")
+        server, url = start(Path(tmp) / "bench.db")
         try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-                wait_ready(client)
+            with httpx.Client(base_url=url, timeout=60) as client:
                 run(client, args.n)
         finally:
             server.terminate()

@@ -31,18 +31,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+from server import start
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -71,25 +68,6 @@ STEP = """() => new Promise((resolve) => {
   document.getElementById('step-prev').click();
   poll();
 })"""
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "ATTNSCOPE_DATABASE_URL": f"sqlite:///{db}"}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(url + "/api/v1/health", timeout=1)
-            return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def share(url: str, n: int) -> str:
@@ -293,7 +271,7 @@ def main() -> None:
     args = parser.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(Path(tmp) / "bench.db")
+        proc, url = start(Path(tmp) / "bench.db")
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)

@@ -34,19 +34,20 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from server import start  # noqa: E402 (bench/ is on sys.path when run as a script)
 
 N_TOKENS = 512
 MODEL = "minilm-l6"
@@ -101,31 +102,6 @@ def bertviz_side(model, ids: list[int], tokens: list[str]) -> dict:
     html = head_view(attention=attentions, tokens=tokens, html_action="return")
     seconds = time.perf_counter() - t
     return {"bertviz_s": seconds, "bertviz_bytes": len(html.data.encode("utf-8"))}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, db: Path, threads: int = 0) -> subprocess.Popen:
-    env = {**os.environ, "ATTNSCOPE_DATABASE_URL": f"sqlite:///{db}",
-           "ATTNSCOPE_TORCH_THREADS": str(threads)}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app",
-                             "--factory", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT, env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/v1/health")
-            if conn.getresponse().status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("the server did not start")
 
 
 def post(conn: http.client.HTTPConnection, path: str, body: dict) -> bytes:
@@ -194,11 +170,11 @@ def measure(tokenizer, text: str, repeats: int, switches: int, threads: int) -> 
     enc = tokenizer.encode(text)
     ids, tokens = list(enc.ids), list(enc.tokens)
     model = load_transformers()
-    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        proc = start_server(port, Path(tmp) / "bench.db", threads)
+        proc, url = start(Path(tmp) / "bench.db", {"ATTNSCOPE_TORCH_THREADS": str(threads)})
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+            conn = http.client.HTTPConnection(urlsplit(url).hostname, urlsplit(url).port,
+                                              timeout=300)
             cold = timed(lambda: post(conn, f"/api/v1/models/{MODEL}/overview?encoding=typed",
                                       {"text": "warm up"}))
             out = paired(model, conn, tokenizer, text, ids, repeats)
