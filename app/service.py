@@ -1,7 +1,9 @@
 """The one service function the API calls: a request (plain data) in, a traced result out.
 
 This is where the inputs (text, tokens, pasted matrices), the embedding, the mask and the
-pasted weights are turned into tensors and handed to a mechanism from the registry.
+pasted weights are turned into tensors and handed to a mechanism from the registry. A matrix
+already read into a float64 tensor (the API's ``limited`` reads every paste under its cell
+cap) passes through without being read again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from app.attention.errors import InputError
 from app.attention.trace import Trace
 from app.inputs.embedding import EmbeddingSpec, embed, split_text, vocabulary
 from app.inputs.masks import build_mask
-from app.inputs.paste import as_matrix
+from app.inputs.paste import as_tensor
 
 #: The keys of a request (JSON API v1), of one side's input, and of the embedding.
 REQUEST_KEYS = ("mechanism", "query", "key", "embedding", "weights", "seed", "options")
@@ -31,7 +33,7 @@ class InputSpec:
 
     text: str | None = None
     tokens: list[str] | None = None
-    matrix: list[list[float]] | str | None = None
+    matrix: list[list[float]] | str | torch.Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class RunSpec:
     query: InputSpec
     key: InputSpec | None = None
     embedding: EmbeddingSpec = EmbeddingSpec()
-    weights: dict[str, Any] = field(default_factory=dict)  # name -> matrix or pasted text
+    weights: dict[str, Any] = field(default_factory=dict)  # name -> matrix, text or tensor
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)  # mechanism options + "mask"
 
@@ -77,9 +79,8 @@ def tokens_of(side: str, spec: InputSpec) -> list[str] | None:
     return list(spec.tokens) if spec.tokens is not None else None
 
 
-def matrix_of(side: str, spec: InputSpec, max_cells: int | None = None) -> torch.Tensor:
-    x = torch.tensor(as_matrix(spec.matrix, f"{side}.matrix", max_cells=max_cells),
-                     dtype=torch.float64)
+def matrix_of(side: str, spec: InputSpec) -> torch.Tensor:
+    x = as_tensor(spec.matrix, f"{side}.matrix")  # [n, d_model]
     if x.dim() != 2 or 0 in x.shape:
         raise InputError(f"{side}.matrix", "a non-empty matrix n × d (rows are tokens)",
                          f"shape {list(x.shape)}")
@@ -89,33 +90,33 @@ def matrix_of(side: str, spec: InputSpec, max_cells: int | None = None) -> torch
     return x
 
 
-def side_input(side: str, spec: InputSpec, emb: EmbeddingSpec, vocab: list[str],
-               max_cells: int | None = None) -> tuple[torch.Tensor, list[str]]:
-    given = [k for k in ("text", "tokens", "matrix") if getattr(spec, k) is not None]
+def side_input(side: str, spec: InputSpec, emb: EmbeddingSpec,
+               vocab: list[str]) -> tuple[torch.Tensor, list[str]]:
+    given = [k for k in INPUT_KEYS if getattr(spec, k) is not None]
     if not given or (spec.text is not None and len(given) > 1):
         raise InputError(side, "one of text, tokens or matrix (tokens may label a matrix)",
                          ", ".join(given) or "none")
     if spec.matrix is not None:
-        x = matrix_of(side, spec, max_cells)
+        x = matrix_of(side, spec)
         labels = tokens_of(side, spec) or [f"x{i + 1}" for i in range(x.shape[0])]
         return x, labels
     tokens = tokens_of(side, spec)
     return embed(tokens, emb, vocab), tokens
 
 
-def run_attention(spec: RunSpec, *, max_cells: int | None = None) -> RunResult:
-    """Run `spec`. `max_cells` caps every given matrix (inputs, weights, mask) before its
-    numbers are read: a pasted one is counted with one regex scan (InputError if over)."""
+def run_attention(spec: RunSpec) -> RunResult:
+    """Run `spec`: inputs, mask and weights become tensors (each matrix read once) and go
+    to the mechanism. Size limits are the caller's (the API's ``limited``)."""
     mechanism = registry.get(spec.mechanism)
     vocab = vocabulary(*(tokens_of(s, i) or [] for s, i in (("query", spec.query),
                                                              ("key", spec.key)) if i))
-    x, q_tokens = side_input("query", spec.query, spec.embedding, vocab, max_cells)
-    x_kv, k_tokens = (side_input("key", spec.key, spec.embedding, vocab, max_cells) if spec.key
+    x, q_tokens = side_input("query", spec.query, spec.embedding, vocab)
+    x_kv, k_tokens = (side_input("key", spec.key, spec.embedding, vocab) if spec.key
                       else (None, q_tokens))
     options = dict(spec.options)
     n_k = x.shape[0] if x_kv is None else x_kv.shape[0]
-    mask = build_mask(options.pop("mask", None), x.shape[0], n_k, max_cells=max_cells)
-    weights = {name: as_matrix(w, f"weights.{name}", max_cells=max_cells)
+    mask = build_mask(options.pop("mask", None), x.shape[0], n_k)
+    weights = {name: as_tensor(w, f"weights.{name}")
                for name, w in spec.weights.items() if w is not None}
     output, trace = mechanism(x, x_kv, weights, mask, options, seed=spec.seed)
     return RunResult(spec.mechanism, q_tokens, k_tokens, trace, trace["weights"].data,

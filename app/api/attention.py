@@ -1,17 +1,19 @@
 """Routes: GET /api/v1/mechanisms, GET /api/v1/presets[/{id}], POST /api/v1/attention.
 
 A request goes: pydantic schema (types, finite numbers) -> ``app.service.spec_from_request``
-(the engine's own request reader) -> ``limited`` (settings' limits, pastes parsed with a cell
-cap, all before any tensor) -> ``app.service.run_attention`` -> ``app.api.encoding``.
+(the engine's own request reader) -> ``limited`` (settings' limits, before any run; pastes
+read once, with a cell cap, into the tensors handed on) -> ``app.service.run_attention`` ->
+``app.api.encoding``.
 Routes never touch torch. Any InputError becomes a 422 naming its field.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Query
+from fastapi import APIRouter, Body, HTTPException
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
@@ -22,7 +24,8 @@ from app.attention.trace import STEP_IDS
 from app.config import Settings
 from app.inputs import presets
 from app.inputs.embedding import split_text
-from app.inputs.paste import as_matrix
+from app.inputs.masks import parse_mask
+from app.inputs.paste import as_tensor
 from app.service import InputSpec, RunSpec, run_attention, spec_from_request
 
 from . import encoding as enc
@@ -88,11 +91,17 @@ def mechanism_info(mechanism: Any) -> dict[str, Any]:
             "weights": weight_infos(mechanism)}
 
 
+@functools.cache
+def mechanisms_body() -> bytes:
+    """The JSON of every mechanism's info, built once: the registry does not change."""
+    return enc.dumps([mechanism_info(m) for m in MECHANISMS.values()])
+
+
 @router.get("/mechanisms", response_model=list[MechanismInfo])
 def list_mechanisms() -> Response:
     """Every mechanism: its options (with defaults), the steps it records (self-attention
     with a mask, default options) and its weights with symbolic shapes."""
-    return enc.json_response([mechanism_info(m) for m in MECHANISMS.values()])
+    return Response(mechanisms_body(), media_type="application/json")
 
 
 # --- presets ---------------------------------------------------------------------------
@@ -122,14 +131,13 @@ def _at_most(field: str, value: int, limit: int, what: str) -> None:
 
 
 def _side(name: str, side: InputSpec, settings: Settings) -> tuple[InputSpec, int, int | None]:
-    """A side with its paste parsed under the cell cap; its token count and width."""
+    """A side with its paste read under the cell cap (a tensor); its token count and width."""
     if side.matrix is not None:
-        rows = as_matrix(side.matrix, f"{name}.matrix", max_cells=settings.max_cells)
-        _at_most(f"{name}.matrix", len(rows), settings.max_tokens, "rows (tokens)")
-        _at_most(f"{name}.matrix", max(len(r) for r in rows), settings.max_d_model,
-                 "columns (features, d_model)")
-        side = dataclasses.replace(side, matrix=rows)
-        return side, len(rows), max(len(r) for r in rows)
+        x = as_tensor(side.matrix, f"{name}.matrix", max_cells=settings.max_cells)
+        n, d = x.shape
+        _at_most(f"{name}.matrix", n, settings.max_tokens, "rows (tokens)")
+        _at_most(f"{name}.matrix", d, settings.max_d_model, "columns (features, d_model)")
+        return dataclasses.replace(side, matrix=x), n, d
     n = len(split_text(side.text)) if side.text is not None else len(side.tokens or ())
     _at_most(f"{name}.text" if side.text is not None else f"{name}.tokens", n,
              settings.max_tokens, "tokens")
@@ -138,11 +146,12 @@ def _side(name: str, side: InputSpec, settings: Settings) -> tuple[InputSpec, in
 
 def _pair_layer(opts: dict[str, Any], n_q: int, n_k: int, d_model: int, settings: Settings,
                 mechanism: Any) -> None:
-    """A mechanism with option ``d_a`` (additive) builds a [n_q, n_k, d_a] hidden layer."""
-    if "d_a" not in {f.name for f in dataclasses.fields(mechanism.Options)}:
+    """A hidden layer per query–key pair (additive's tanh: [n_q, n_k, d_a]) is bounded."""
+    cells = mechanism.pair_cells(n_q, n_k, d_model, opts)
+    if not cells:
         return
-    d_a = opts.get("d_a") or d_model
-    _at_most("options.d_a" if opts.get("d_a") else "embedding.dim", n_q * n_k * d_a,
+    d_a = cells // (n_q * n_k)
+    _at_most("options.d_a" if opts.get("d_a") else "embedding.dim", cells,
              settings.max_pair_cells, f"cells for n_query × n_key × d_a = {n_q} × {n_k} × "
              f"{d_a} (the tanh layer holds one d_a vector per query–key pair)")
 
@@ -163,19 +172,15 @@ def _options(options: dict[str, Any], n_q: int, n_k: int, d_model: int, settings
             if isinstance(heads, int) and width in ("d_k", "d_v"):
                 _at_most(f"options.{width}", heads * value,
                          WIDTH_FACTOR * settings.max_d_model, f"for h·{width} (h = {heads})")
-    mask = opts.get("mask")
-    if isinstance(mask, str) and mask not in ("none", "causal") and \
-            not any(ch.isdigit() for ch in mask):
-        raise InputError("options.mask", "none, causal, or a 0/1 matrix n_query × n_key "
-                         "(nested lists or pasted text)", repr(mask[:40]))
-    if isinstance(mask, list | str) and mask not in ("none", "causal"):
-        opts["mask"] = as_matrix(mask, "options.mask", max_cells=settings.max_cells)
+    if opts.get("mask") is not None:
+        opts["mask"] = parse_mask(opts["mask"], max_cells=settings.max_cells)
     _pair_layer(opts, n_q, n_k, d_model, settings, mechanism)
     return opts
 
 
 def limited(spec: RunSpec, settings: Settings) -> RunSpec:
-    """`spec` checked against the settings' limits, pastes parsed: no tensor exists yet."""
+    """`spec` checked against the settings' limits before anything runs; every given matrix
+    (inputs, weights, mask) read once, under the cell cap, into the tensor handed on."""
     mechanism = MECHANISMS.get(spec.mechanism)
     query, n_q, d_model = _side("query", spec.query, settings)
     key, n_k = None, n_q
@@ -183,7 +188,7 @@ def limited(spec: RunSpec, settings: Settings) -> RunSpec:
         key, n_k, _ = _side("key", spec.key, settings)
     if any(side is not None and side.matrix is None for side in (spec.query, spec.key)):
         _at_most("embedding.dim", spec.embedding.dim, settings.max_d_model, "features")
-    weights = {name: as_matrix(w, f"weights.{name}", max_cells=settings.max_cells)
+    weights = {name: as_tensor(w, f"weights.{name}", max_cells=settings.max_cells)
                for name, w in spec.weights.items() if w is not None}
     d_model = d_model or spec.embedding.dim
     options = (_options(spec.options, max(n_q, 1), max(n_k, 1), d_model, settings, mechanism)
@@ -251,7 +256,7 @@ def _work(request: AttentionRequest) -> int:
     n_q, d_q = side(request.query)
     n_k, d_k = side(request.key) if request.key is not None else (n_q, d_q)
     d = max(d_q, d_k, request.embedding.dim if request.embedding else 8)
-    heads = (request.options.model_dump().get("heads") if request.options else None) or 1
+    heads = getattr(request.options, "heads", None) or 1
     pasted = sum(r * c for r, c in map(_extent, (request.weights.model_extra or {}).values())
                  ) if request.weights else 0
     return heads * n_q * n_k + (n_q + n_k) * d * d + pasted
@@ -261,8 +266,7 @@ def _work(request: AttentionRequest) -> int:
 async def attention(
     request: Annotated[AttentionRequest, Body(openapi_examples=_examples())],
     settings: SettingsDep,
-    encoding: Annotated[enc.Encoding, Query(description="plain: nested lists; typed: "
-                                            "Plotly typed arrays (float32, base64)")] = "plain",
+    encoding: enc.EncodingQuery = "plain",
 ) -> Response:
     """Run one mechanism and return every intermediate step, α and the output."""
     def run() -> Response:

@@ -7,7 +7,8 @@ Three encodings of an array:
   (orjson), never a Python loop over numbers. A non-finite number (a masked score cell
   with fill −inf) is written as ``null``.
 - ``typed``: a Plotly typed array ``{"dtype": "f4", "bdata": base64(float32 little-endian,
-  row-major), "shape": [...]}``: 4 bytes a number before base64, what the front end uses.
+  row-major), "shape": [...]}``: 4 bytes a number before base64, what the front end uses;
+  an array with a finite value outside float32's range comes as ``"f8"`` (float64) instead.
 - ``f8``: the same with float64 (``"dtype": "f8"``): lossless and compact; how shares are
   stored, so a share can be served in either public encoding later (``recode``).
 
@@ -18,13 +19,18 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import orjson
+from fastapi import Query
 from fastapi.responses import Response
 
 Encoding = Literal["plain", "typed"]
+#: The ``?encoding=`` query parameter of every route that returns arrays.
+EncodingQuery = Annotated[Encoding, Query(
+    description="plain: nested lists of float64 numbers; typed: Plotly typed arrays "
+    "{dtype, bdata, shape}: f4 (float32), or f8 where a value lies outside float32's range")]
 ENCODINGS = ("plain", "typed", "f8")
 _DTYPES = {"typed": ("f4", "<f4"), "f8": ("f8", "<f8")}
 _FROM_DTYPE = {"f4": "<f4", "f8": "<f8"}

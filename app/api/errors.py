@@ -27,8 +27,10 @@ def detail_of(err: InputError, prefix: tuple[str, ...] = ("body",)) -> list[dict
     return [{"loc": loc, "msg": str(err)[:MAX_MSG], "type": "value_error"}]
 
 
-def input_error_response(err: InputError, prefix: tuple[str, ...] = ("body",)) -> JSONResponse:
-    return JSONResponse({"detail": detail_of(err, prefix)}, status_code=422)
+def unprocessable(detail: list[dict[str, Any]]) -> JSONResponse:
+    """The 422 every bad input gets: ``{"detail": detail}`` (from detail_of or
+    clean_errors)."""
+    return JSONResponse({"detail": detail}, status_code=422)
 
 
 def clean_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -61,11 +63,11 @@ def _is_tag(part: Any) -> bool:
 
 
 async def _on_input_error(request: Request, exc: InputError) -> JSONResponse:
-    return input_error_response(exc)
+    return unprocessable(detail_of(exc))
 
 
 async def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    return JSONResponse({"detail": clean_errors(list(exc.errors()))}, status_code=422)
+    return unprocessable(clean_errors(list(exc.errors())))
 
 
 def install(app: FastAPI) -> None:

@@ -18,32 +18,31 @@ ATTNSCOPE_MODEL_DIRS that we cannot run (its model_type) -> 422 naming ``model_i
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field, StrictBool
 
 from app.attention.errors import InputError
 from app.models.checkpoint import CheckpointError
 from app.models.registry import ModelInfo, UnknownModel
-from app.models.service import HeadView, ModelService, Overview, cache_bytes_from, model_dirs_from
+from app.models.service import HeadView, ModelService, Overview
 
 from . import encoding as enc
 from .deps import TemplatesDep
-from .errors import input_error_response
-from .schemas import Message, StepOut, Strict, Text, TypedArray, ValidationErrorOut
+from .encoding import EncodingQuery
+from .errors import detail_of, unprocessable
+from .pages import page_context
+from .schemas import Message, StepOut, Strict, StrictInt, Text, TypedArray, ValidationErrorOut
 from .shares import register_runner
 
 api = APIRouter(prefix="/api/v1/models", tags=["models"])
 pages = APIRouter(tags=["pages"])
 
-StrictInt = Annotated[int, Field(strict=True)]
 ERRORS = {404: {"model": Message, "description": "no model with this id"},
           422: {"model": ValidationErrorOut, "description": "bad input: `detail` names the "
                 "field (text, layer, head), what was expected and what came"}}
-EncodingQuery = Annotated[enc.Encoding, Query(description="plain: nested lists; typed: "
-                                              "Plotly typed arrays (float32, base64)")]
 _SERVICE_LOCK = threading.Lock()
 
 
@@ -122,9 +121,7 @@ def service_of(app: Any) -> ModelService:
         with _SERVICE_LOCK:
             service = getattr(app.state, "model_service", None)
             if service is None:
-                settings = getattr(app.state, "settings", None)
-                service = ModelService(model_dirs_from(settings), cache_bytes_from(settings),
-                                       getattr(settings, "max_attention_cells", None))
+                service = ModelService.from_settings(app.state.settings)
                 app.state.model_service = service
     return service
 
@@ -155,14 +152,14 @@ def not_found(err: UnknownModel) -> HTTPException:
 
 
 def unusable(err: CheckpointError) -> Response:
-    return input_error_response(InputError("model_id", "a model whose checkpoint we can run",
-                                           str(err)), ("path",))
+    return unprocessable(detail_of(InputError("model_id", "a model whose checkpoint we can "
+                                              "run", str(err)), ("path",)))
 
 
 def attention_view(service: ModelService, model_id: str, body: ModelAttentionRequest,
                    encoding: str) -> dict[str, Any]:
     view = service.attention(model_id, body.text, body.layer, body.head, body.truncate,
-                             service.max_cells, body.steps)
+                             body.steps)
     return encode_head_view(view, encoding)
 
 
@@ -207,8 +204,7 @@ def answer(view: Any, http: Request, model_id: str, body: Any, encoding: str) ->
 def model_page(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """The pretrained-model page. It holds no numbers and no user text: the browser fetches
     GET /api/v1/models, then the overview and one head at a time (static/js/model.js)."""
-    return templates.TemplateResponse(request, "model.html", {
-        "csp_nonce": getattr(request.state, "csp_nonce", "")})
+    return templates.TemplateResponse(request, "model.html", page_context(request))
 
 
 # --- shares ----------------------------------------------------------------------------

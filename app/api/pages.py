@@ -1,18 +1,22 @@
 """HTML pages: GET / (the step-by-step visualiser) and GET /s/{id} (a shared view).
 
 Each page has a JSON twin: / draws what GET /api/v1/mechanisms, /api/v1/presets and
-POST /api/v1/attention return; /s/{id} draws GET /api/v1/shares/{id}. The pages hold no
-numbers and no user text: the browser fetches them (static/js/api.js), so a token can never
-break out of an inline script. Templates get the CSP nonce as ``csp_nonce`` for the one
-``<style>`` element plotly.js fills.
+POST /api/v1/attention return; /s/{id} draws GET /api/v1/shares/{id}, except a real-model
+share, which the server redirects to the model page, /model?share=… (app/api/models.py), to
+be drawn there from the same stored numbers. The pages hold no numbers and no user text: the
+browser fetches them (static/js/api.js), so a token can never break out of an inline script.
+Templates get ``page_context``: the CSP nonce as ``csp_nonce`` for the one ``<style>``
+element plotly.js fills, and the embedding choices.
 
 Also here, because the "Why √d_k?" panel needs it: GET /api/v1/experiments/sqrt-dk, seed
-000's experiment (app.attention.sqrt_dk) as JSON.
+000's experiment (app.attention.sqrt_dk) as JSON, kept for the 32 most recent seeds (the
+result depends on the seed alone and takes tens of milliseconds to compute).
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -21,6 +25,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from pydantic import BaseModel, Field
 
 from app.inputs.embedding import KINDS, POSITIONS, EmbeddingSpec
+from app.service import MAX_SEED
 
 from .deps import StoreDep, TemplatesDep
 
@@ -81,11 +86,18 @@ class SqrtDkExperiment(BaseModel):
 
 @router.get("/api/v1/experiments/sqrt-dk", response_model=SqrtDkExperiment,
             tags=["experiments"])
-def sqrt_dk(seed: Annotated[int, Query(ge=0, le=2**31 - 1)] = 0) -> JSONResponse:
+def sqrt_dk(seed: Annotated[int, Query(ge=0, le=MAX_SEED)] = 0) -> JSONResponse:
     """Seed 000's experiment: the std of QKᵀ grows like √d; 1/√d brings it back to 1 and
     keeps the softmax from saturating. Q, K have N(0, 1) entries drawn from `seed`."""
-    from app.attention.sqrt_dk import sqrt_dk_experiment
+    return JSONResponse(sqrt_dk_result(seed))
+
+
+@lru_cache(maxsize=32)
+def sqrt_dk_result(seed: int) -> dict[str, Any]:
+    """The experiment's fields for `seed`, as plain JSON values. Cached: the result depends
+    on the seed alone (callers only read it)."""
+    from app.attention.sqrt_dk import sqrt_dk_experiment  # torch: load on first use
 
     result = sqrt_dk_experiment(seed=seed)
     fields = SqrtDkExperiment.model_fields
-    return JSONResponse({k: v for k, v in result.items() if k in fields})
+    return {k: v for k, v in result.items() if k in fields}

@@ -29,6 +29,7 @@ from app.inputs.embedding import KINDS, POSITIONS
 from app.service import MAX_SEED
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+#: An int that JSON must give as an int (not "3" or 3.0); app/api/models.py uses it too.
 StrictInt = Annotated[int, Field(strict=True)]
 Seed = Annotated[int, Field(strict=True, ge=0, le=MAX_SEED,
                             description="seed for what is drawn at random, 0 … 2^63 − 1")]
@@ -54,7 +55,7 @@ Paste = Annotated[Text, Field(description="a pasted matrix: JSON nested lists, C
 # Union members are picked by the JSON type of the value (a callable discriminator), so a
 # bad cell gives one error at its own loc, not one per member. Tags are written <like this>
 # and app/api/errors.py strips them from each error's loc.
-ROWS, ROW, TEXT, WORD, NUMBER = "<rows>", "<row>", "<text>", "<word>", "<number>"
+ROWS, ROW, TEXT, NUMBER = "<rows>", "<row>", "<text>", "<number>"
 
 
 def _by_json_type(value: Any) -> str:
@@ -177,7 +178,8 @@ class AttentionRequest(Strict):
 # --- responses (documentation and schema checks; the routes serialise with orjson) --------
 
 class TypedArray(BaseModel):
-    """A Plotly typed array: base64 of float32 little-endian values, row-major."""
+    """A Plotly typed array: base64 of little-endian values, row-major: float32 (f4), or
+    float64 (f8) for an array with a finite value outside float32's range."""
 
     dtype: Literal["f4", "f8"] = Field(description="f4 (float32); f8 (float64) when a value "
                                        "lies outside float32's range")

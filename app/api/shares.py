@@ -26,7 +26,7 @@ from app.attention.errors import InputError
 from . import encoding as enc
 from .attention import ERRORS_422, checked_run
 from .deps import SettingsDep, StoreDep
-from .errors import clean_errors, detail_of
+from .errors import clean_errors, detail_of, unprocessable
 from .schemas import AttentionRequest, Message, ShareCreate, ShareCreated, ShareOut
 
 router = APIRouter(prefix="/api/v1", tags=["shares"])
@@ -53,10 +53,6 @@ def run_attention_share(request: dict[str, Any], http: Request) -> tuple[dict, d
 register_runner("attention", run_attention_share)
 
 
-def _unprocessable(detail: list[dict[str, Any]]) -> Response:
-    return enc.json_response({"detail": detail}, status_code=422)
-
-
 @router.post("/shares", status_code=201, response_model=ShareCreated,
              responses={**ERRORS_422, 201: {"description": "the share was stored"}})
 def create_share(body: ShareCreate, http: Request, store: StoreDep,
@@ -64,18 +60,18 @@ def create_share(body: ShareCreate, http: Request, store: StoreDep,
     """Run `request`, store it with its result, and return the share's id and page URL."""
     runner = RUNNERS.get(body.kind)
     if runner is None:
-        return _unprocessable(detail_of(InputError(
+        return unprocessable(detail_of(InputError(
             "kind", "one of " + ", ".join(RUNNERS), repr(body.kind[:40]))))
     try:
         stored_request, result = runner(body.request, http)
     except InputError as err:
-        return _unprocessable(detail_of(err, ("body", "request")))
+        return unprocessable(detail_of(err, ("body", "request")))
     except ValidationError as err:
         errors = [{**e, "loc": ("body", "request", *e["loc"])} for e in err.errors()]
-        return _unprocessable(clean_errors(errors))
+        return unprocessable(clean_errors(errors))
     numbers = enc.count_numbers(result)
     if numbers > settings.max_share_cells:
-        return _unprocessable(detail_of(InputError(
+        return unprocessable(detail_of(InputError(
             "request", f"a view of at most {settings.max_share_cells:,} numbers to store "
             "(every step, weight and α); share fewer tokens or heads, or one head",
             f"{numbers:,} numbers"), ("body",)))

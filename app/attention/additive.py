@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import HEADS_QK, Call, Mechanism, apply_mask, input_ids, softmax_keys
+from .base import HEADS_QK, HKF, HQF, Call, Mechanism, input_ids, mask_and_weigh
 from .options import MASK_FILLS, choice, count
 from .trace import Trace
 from .weights import WeightSpec
@@ -44,6 +44,11 @@ class Additive(Mechanism):
         return {"d_model": d_model, "d_kv": d_kv, "n": n_k, "d_a": opts.d_a or d_model,
                 "d_v": opts.d_v or d_kv}
 
+    def pair_cells(self, n_q, n_k, d_model, options):
+        """The tanh layer holds one d_a vector per query–key pair: n_q·n_k·d_a cells."""
+        d_a = options.get("d_a")
+        return n_q * n_k * (d_a if isinstance(d_a, int) and d_a > 0 else d_model)
+
     def weight_specs(self, opts):
         return [WeightSpec("W_q", ("d_model", "d_a"), "q = X·W_q"),
                 WeightSpec("W_k", ("d_kv", "d_a"), "k = X_kv·W_k"),
@@ -61,11 +66,11 @@ class Additive(Mechanism):
         w, kv = c.w, "X_kv" if c.cross else "X"
         # q, k, v: project the inputs (one head)
         q = trace.record("q", "Query features q", "q = X·W_q", (c.x @ w["W_q"])[None],
-                         ("head", "query", "feature"))  # [1, n_q, d_a]
+                         HQF)  # [1, n_q, d_a]
         k = trace.record("k", "Key features k", f"k = {kv}·W_k", (c.x_kv @ w["W_k"])[None],
-                         ("head", "key", "feature"))  # [1, n_k, d_a]
+                         HKF)  # [1, n_k, d_a]
         v = trace.record("v", "Values V", f"V = {kv}·W_v", (c.x_kv @ w["W_v"])[None],
-                         ("head", "key", "feature"))  # [1, n_k, d_v]
+                         HKF)  # [1, n_k, d_v]
         # scores: every query against every key through tanh, then v_a
         ones = bool((w["v_a"] == 1).all())
         scores = trace.record("scores", "Additive scores", "S_ij = v_aᵀ·tanh(q_i + k_j + b_a)",
@@ -73,10 +78,9 @@ class Additive(Mechanism):
                               note="v_a is all ones: the score is the plain sum of "
                               "tanh(q_i + k_j + b_a) over its features (seed 004's \"sum\")"
                               if ones else None)  # [1, n_q, n_k]
-        masked = apply_mask(trace, scores, c.mask, c.opts.mask_fill, "S")
-        # weights: softmax over keys, no scaling
-        alpha = trace.record("weights", "Attention weights α", "α = softmax(S) over keys; "
-                             "each row sums to 1", softmax_keys(masked, c.mask, trace), HEADS_QK)
+        # masked, weights: softmax over keys, no scaling
+        alpha = mask_and_weigh(trace, scores, c, "α = softmax(S) over keys; each row sums "
+                               "to 1")  # [1, n_q, n_k]
         # output: α·V, one row per query
         return trace.record("output", "Output α·V", "output = α·V", (alpha @ v)[0],
                             ("query", "feature"))  # [n_q, d_v]

@@ -25,7 +25,10 @@ from .options import parse_options
 from .trace import Trace
 from .weights import WeightSpec, as_float64, resolve
 
+#: Axes of per-head tensors: scores and α; queries (and per-head outputs); keys and values.
 HEADS_QK = ("head", "query", "key")
+HQF = ("head", "query", "feature")
+HKF = ("head", "key", "feature")
 
 #: Widths that default from d_model; when left unset they are read off a given weight.
 FREE_SIZES = ("d_k", "d_v", "d_a", "d_out")
@@ -85,6 +88,11 @@ class Mechanism:
                              f"{self.title} uses the query's widths for the keys too)",
                              f"a {shape_words(x_kv.shape)} matrix")
 
+    def pair_cells(self, n_q: int, n_k: int, d_model: int, options: dict[str, Any]) -> int:
+        """Cells of a hidden layer held per query–key pair ([n_q, n_k, width]) for these
+        sizes and raw (unparsed) options, so the API can bound it before running; 0 = none."""
+        return 0
+
     # --- what every mechanism shares ----------------------------------------------------
     def parse(self, options: dict[str, Any] | None) -> Any:
         return parse_options(self.Options, options)
@@ -106,11 +114,12 @@ class Mechanism:
         self.check(x, x_kv, opts)
         n_q, d_model = x.shape
         n_k, d_kv = x_kv.shape
-        opts = self.infer_free_sizes(opts, weights or {})
+        given = given_weights(weights)
+        opts = self.infer_free_sizes(opts, given)
         sizes = self.sizes(d_model, d_kv, n_q, n_k, opts)
         words = f"an input with {d_model} features" + (
             f" and a key input with {d_kv}" if cross else "")
-        w = resolve(self.weight_specs(opts), sizes, weights, seed, words)
+        w = resolve(self.weight_specs(opts), sizes, given, seed, words)
         if mask is not None:
             mask = check_mask(mask, n_q, n_k)
         trace = Trace(sizes=dict(sizes), weights={k: v.detach().clone() for k, v in w.items()})
@@ -118,20 +127,21 @@ class Mechanism:
         check_overflow(trace)
         return out, trace
 
-    def infer_free_sizes(self, opts: Any, weights: dict[str, Any]) -> Any:
+    def infer_free_sizes(self, opts: Any, weights: dict[str, torch.Tensor]) -> Any:
         """Read a width the user left at its default from the shape of a weight they gave.
 
         Pasting a 4 × 3 W_q with ``d_k`` unset means d_k = 3 (for multi-head, a W_q of
         d_model × 6 with 2 heads means d_k = 3). Only options that are None are filled;
         the usual shape checks then judge every other weight against these sizes.
+        `weights` are the given ones as float64 tensors (``given_weights``).
         """
         free = [f for f in FREE_SIZES if getattr(opts, f, 0) is None]
         found: dict[str, int] = {}
         for spec in self.weight_specs(opts) if free else ():
             given = weights.get(spec.name)
-            if given is None or isinstance(given, str):
+            if given is None:
                 continue
-            shape = tuple(as_float64(f"weights.{spec.name}", given).shape)
+            shape = tuple(given.shape)
             if len(shape) != len(spec.dims):
                 continue
             for symbol, size in zip(spec.dims, shape, strict=True):
@@ -147,6 +157,12 @@ class Mechanism:
         if c.cross:
             trace.record("x_kv", "Key/value input", "X_kv: one row per key token", c.x_kv,
                          ("key", "feature"))
+
+
+def given_weights(weights: dict[str, Any] | None) -> dict[str, torch.Tensor]:
+    """Every given weight (null = drawn, left out) as a float64 tensor, each converted once."""
+    return {name: as_float64(f"weights.{name}", w) for name, w in (weights or {}).items()
+            if w is not None}
 
 
 def check_input(field: str, x: Any) -> torch.Tensor:
@@ -179,16 +195,20 @@ def check_overflow(trace: Trace) -> None:
 
 
 def check_mask(mask: Any, n_q: int, n_k: int) -> torch.Tensor:
+    """`mask` as bool [n_q, n_k], True = may attend: an n_q × n_k matrix of 0/1 (or bool);
+    an error names the shapes, or the first cell that is neither 0 nor 1."""
     mask = mask if isinstance(mask, torch.Tensor) else as_float64("options.mask", mask)
     if tuple(mask.shape) != (n_q, n_k):
         raise InputError("options.mask", f"a {n_q} × {n_k} matrix (n_query × n_key) of 0/1",
                          shape_words(mask.shape))
-    if mask.dtype != torch.bool:
-        if not ((mask == 0) | (mask == 1)).all():
-            raise InputError("options.mask", "only 0 (masked) and 1 (may attend)",
-                             "other values")
-        mask = mask == 1
-    return mask
+    if mask.dtype == torch.bool:
+        return mask
+    bad = torch.nonzero((mask != 0) & (mask != 1))
+    if len(bad):
+        i, j = bad[0].tolist()
+        raise InputError("options.mask", "only 0 (masked) and 1 (may attend)",
+                         f"{mask[i, j].item():g} at row {i + 1}, column {j + 1}")
+    return mask == 1
 
 
 # --- pipeline pieces shared by the mechanisms --------------------------------------------
@@ -269,6 +289,15 @@ def softmax_keys(masked: torch.Tensor, mask: torch.Tensor | None, trace: Trace) 
             trace.note(f"{rows} {verb} every key masked: with fill −1e20 the softmax of equal "
                        "values gives uniform weights 1/n_k there, as the seed code does")
     return alpha
+
+
+def mask_and_weigh(trace: Trace, scores: torch.Tensor, c: Call, formula: str) -> torch.Tensor:
+    """Steps `masked` and `weights` for a mechanism that does not scale: α = softmax(S)
+    over keys (after the mask), each row summing to 1. `formula` says what α is."""
+    masked = apply_mask(trace, scores, c.mask, c.opts.mask_fill, "S")
+    # weights: softmax over keys, no scaling
+    return trace.record("weights", "Attention weights α", formula,
+                        softmax_keys(masked, c.mask, trace), HEADS_QK)  # [h, n_q, n_k]
 
 
 def attend(trace: Trace, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, c: Call,

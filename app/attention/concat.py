@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import HEADS_QK, Call, Mechanism, apply_mask, input_ids, softmax_keys
+from .base import HEADS_QK, HQF, Call, Mechanism, input_ids, mask_and_weigh
 from .options import MASK_FILLS, choice, count
 from .trace import Trace
 from .weights import WeightSpec
@@ -70,15 +70,13 @@ class Concat(Mechanism):
         scores = trace.record("scores", "Scores [q_i ; k_i]·W_1 + b_1",
                               "S_i = [q_i ; k_i]·W_1 + b_1, one column per row of V",
                               (qk @ w["W_1"] + w["b_1"])[None], HEADS_QK)  # [1, n_q, L]
-        masked = apply_mask(trace, scores, c.mask, c.opts.mask_fill, "S")
-        # weights: softmax over the L rows of V
-        alpha = trace.record("weights", "Attention weights α", "α_i = softmax(S_i) over the L "
-                             "rows of V; each row sums to 1", softmax_keys(masked, c.mask, trace),
-                             HEADS_QK)  # [1, n_q, L]
+        # masked, weights: softmax over the L rows of V
+        alpha = mask_and_weigh(trace, scores, c, "α_i = softmax(S_i) over the L rows of V; "
+                               "each row sums to 1")  # [1, n_q, L]
         # weighted: applied_i = α_i·V, with V = X_kv itself
         applied = trace.record("weighted", "Applied values α·V", "applied_i = α_i·V, V = "
                                + ("X_kv" if c.cross else "X"), alpha @ c.x_kv,
-                               ("head", "query", "feature"))  # [1, n_q, d_kv]
+                               HQF)  # [1, n_q, d_kv]
         # out_concat: each query next to what it attended to
         oc = trace.record("out_concat", "Query next to its applied value", "[q_i ; applied_i]",
                           torch.cat([c.x, applied[0]], dim=1), ("query", "feature"))

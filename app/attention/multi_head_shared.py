@@ -26,14 +26,22 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import Call, Mechanism, attend, attend_ids, input_ids, merge_heads, split_heads
+from .base import (
+    HKF,
+    HQF,
+    Call,
+    Mechanism,
+    attend,
+    attend_ids,
+    input_ids,
+    merge_heads,
+    split_heads,
+)
 from .errors import InputError
 from .options import MASK_FILLS, choice, count, flag, scale_field
 from .trace import Trace
 from .weights import WeightSpec
 
-HQF = ("head", "query", "feature")
-HKF = ("head", "key", "feature")
 AS_WRITTEN = "seed 002's code as written: its linear layers are never applied"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .base import Call, Mechanism, attend, attend_ids, input_ids
+from .base import HKF, HQF, Call, Mechanism, attend, attend_ids, input_ids
 from .options import MASK_FILLS, SCALE_STAGES, choice, count, scale_field
 from .trace import Trace
 from .weights import WeightSpec
@@ -58,11 +58,11 @@ class ScaledDotProduct(Mechanism):
         self.record_inputs(c, trace)
         # q, k, v: project the inputs (one head)
         q = trace.record("q", "Queries Q", "Q = X·W_q", (c.x @ c.w["W_q"])[None],
-                         ("head", "query", "feature"))  # [1, n_q, d_k]
+                         HQF)  # [1, n_q, d_k]
         k = trace.record("k", "Keys K", "K = X_kv·W_k" if c.cross else "K = X·W_k",
-                         (c.x_kv @ c.w["W_k"])[None], ("head", "key", "feature"))  # [1, n_k, d_k]
+                         (c.x_kv @ c.w["W_k"])[None], HKF)  # [1, n_k, d_k]
         v = trace.record("v", "Values V", "V = X_kv·W_v" if c.cross else "V = X·W_v",
-                         (c.x_kv @ c.w["W_v"])[None], ("head", "key", "feature"))  # [1, n_k, d_v]
+                         (c.x_kv @ c.w["W_v"])[None], HKF)  # [1, n_k, d_v]
         o = c.opts
         weighted = attend(trace, q, k, v, c, o.scale, o.scale_stage, o.mask_fill)
         # output: α·V, one row per query

@@ -35,6 +35,9 @@ STEP_IDS: dict[str, str] = {
 
 AXES = ("head", "query", "key", "feature")
 
+#: Each step id's position in STEP_IDS: a trace's ids must rise in it.
+_RANK = {step_id: i for i, step_id in enumerate(STEP_IDS)}
+
 
 @dataclass(frozen=True)
 class Step:
@@ -75,10 +78,9 @@ class Trace:
         note: str | None = None,
     ) -> torch.Tensor:
         """Append a step and hand `data` back, so a forward pass reads as a pipeline."""
-        if id not in STEP_IDS:
+        if id not in _RANK:
             raise KeyError(f"unknown step id {id!r}; add it to STEP_IDS")
-        order = list(STEP_IDS)
-        if self.steps and order.index(id) <= order.index(self.steps[-1].id):
+        if self.steps and _RANK[id] <= _RANK[self.steps[-1].id]:
             raise ValueError(f"step {id!r} recorded after {self.steps[-1].id!r}: out of order")
         if len(axes) != data.dim() or any(a not in AXES for a in axes):
             raise ValueError(f"step {id!r}: axes {axes} do not fit shape {tuple(data.shape)}")

@@ -17,9 +17,6 @@ import torch
 
 from .errors import InputError, shape_words
 
-#: Bump when the way random weights are drawn changes; shares store the numbers, not this.
-DRAW_VERSION = 1
-
 
 @dataclass(frozen=True)
 class WeightSpec:
@@ -107,7 +104,10 @@ def resolve(
 
 
 def as_float64(field: str, value: object) -> torch.Tensor:
-    """`value` as a float64 tensor, or InputError naming `field` (ragged rows, text, ...)."""
+    """`value` as a float64 tensor, or InputError naming `field` (ragged rows, text, ...).
+    A float64 tensor comes back as it is (no copy)."""
+    if isinstance(value, torch.Tensor) and value.dtype == torch.float64:
+        return value
     try:
         return torch.as_tensor(value, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError) as e:

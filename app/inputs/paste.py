@@ -20,6 +20,9 @@ Every error is an ``InputError`` on the given field that names the row and colum
 of the first bad cell, or the row whose length differs from row 1, or says the paste was
 empty. ``max_cells`` caps the size: the cells are counted with one regex scan before any
 list of floats is built.
+
+``as_tensor`` gives the same matrix as a float64 tensor; a finite, non-empty 2-D float64
+tensor or numpy array (a matrix already read) passes through it without being read again.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ import csv
 import math
 import re
 from typing import Any
+
+import numpy as np
+import torch
 
 from app.attention.errors import InputError
 
@@ -62,6 +68,9 @@ def as_matrix(value: Any, field: str, *, max_cells: int | None = None) -> list[l
     and empty input raise InputError naming the row and column."""
     if isinstance(value, str):
         return parse_matrix(value, field, max_cells=max_cells)
+    checked = _read_already(value, field, max_cells)
+    if checked is not None:
+        return checked.tolist()
     if hasattr(value, "tolist") and not isinstance(value, list | tuple):
         value = value.tolist()  # torch tensor / numpy array
     if not isinstance(value, list | tuple):
@@ -77,6 +86,31 @@ def as_matrix(value: Any, field: str, *, max_cells: int | None = None) -> list[l
             raise InputError(field, f"a row (a list) at row {i + 1} like row 1",
                              _type_words(row))
     return _to_floats(rows, field)
+
+
+def as_tensor(value: Any, field: str, *, max_cells: int | None = None) -> torch.Tensor:
+    """The matrix of ``as_matrix`` as a float64 tensor [rows, columns]. A float64 tensor or
+    numpy array holding a finite, non-empty 2-D matrix passes through as it is (no copy,
+    one finiteness scan): what ``as_tensor`` returned can be handed on and read again
+    cheaply."""
+    checked = _read_already(value, field, max_cells)
+    if checked is not None:
+        return checked
+    return torch.tensor(as_matrix(value, field, max_cells=max_cells), dtype=torch.float64)
+
+
+def _read_already(value: Any, field: str, max_cells: int | None) -> torch.Tensor | None:
+    """`value` as a tensor if it is a float64 tensor / numpy array that is a finite,
+    non-empty 2-D matrix (nothing left to check but its size), else None."""
+    if isinstance(value, np.ndarray) and value.dtype == np.float64 and \
+            value.flags.c_contiguous and value.flags.writeable:  # shareable with torch
+        value = torch.from_numpy(value)
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.float64 or \
+            value.dim() != 2 or 0 in value.shape or not bool(torch.isfinite(value).all()):
+        return None
+    if max_cells is not None:
+        _check_count(value.numel(), field, max_cells)
+    return value.detach()
 
 
 # --- wrappers and size ---------------------------------------------------------------------

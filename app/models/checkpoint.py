@@ -65,10 +65,6 @@ class BertConfig:
     eps: float  # layer_norm_eps
     act: str  # hidden_act
 
-    @property
-    def d_head(self) -> int:
-        return self.d_model // self.heads
-
 
 def read_config(path: Path) -> dict[str, Any]:
     """config.json as a dict; CheckpointError when it is missing or not JSON."""

@@ -31,11 +31,6 @@ from .bert import EncoderRun
 from .cache import ByteLRU
 from .registry import ModelEntry, ModelInfo, Registry
 
-#: Default bound of the cache (ATTNSCOPE_MODEL_CACHE_BYTES overrides it): a dozen 512-token
-#: passes of MiniLM-L6 (≈ 80 MB each, ≈ 43 MB more per layer opened step by step).
-DEFAULT_CACHE_BYTES = 1 << 30
-
-
 #: Forward passes that may run at once (one per core: more only wait for the cores).
 COMPUTE_SLOTS = max(1, os.cpu_count() or 1)
 
@@ -44,18 +39,6 @@ def text_key(text: str) -> str:
     """The cache's name for a text: its SHA-256, so a key never holds the text itself
     (a 2 MB text would otherwise sit in memory uncounted by the cache's byte bound)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def model_dirs_from(settings: Settings | None = None) -> list[str]:
-    """The checkpoint directories of ``settings.model_dirs`` (ATTNSCOPE_MODEL_DIRS),
-    split on the OS path separator."""
-    value = (settings or Settings()).model_dirs
-    return [d.strip() for d in value.split(os.pathsep) if d.strip()]
-
-
-def cache_bytes_from(settings: Settings | None = None) -> int:
-    """``settings.model_cache_bytes`` (ATTNSCOPE_MODEL_CACHE_BYTES)."""
-    return (settings or Settings()).model_cache_bytes
 
 
 @dataclass(frozen=True)
@@ -116,7 +99,8 @@ class ModelService:
     but the loaded weights)."""
 
     model_dirs: list[str] = field(default_factory=list)
-    cache_bytes: int = DEFAULT_CACHE_BYTES
+    # config.py's default (≈ a dozen 512-token MiniLM passes); apps pass their settings'
+    cache_bytes: int = Settings.model_fields["model_cache_bytes"].default
     max_cells: int | None = None  # heads × n × n of an all-heads attention request
 
     def __post_init__(self) -> None:
@@ -124,6 +108,14 @@ class ModelService:
         self._registry: Registry | None = None
         self._lock = threading.Lock()
         self._compute = threading.BoundedSemaphore(COMPUTE_SLOTS)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ModelService:
+        """The service an app's settings describe: the checkpoint directories of
+        ``model_dirs`` (ATTNSCOPE_MODEL_DIRS, split on the OS path separator), the cache
+        bound ``model_cache_bytes`` and the all-heads bound ``max_attention_cells``."""
+        dirs = [d.strip() for d in settings.model_dirs.split(os.pathsep) if d.strip()]
+        return cls(dirs, settings.model_cache_bytes, settings.max_attention_cells)
 
     @property
     def registry(self) -> Registry:
@@ -154,12 +146,11 @@ class ModelService:
             key, lambda: self.computing(run_model, entry, text, truncate), lambda r: r.nbytes)
 
     def attention(self, model_id: str, text: str, layer: int, head: int | None = None,
-                  truncate: bool = False, max_cells: int | None = None,
-                  steps: bool = True) -> HeadView:
+                  truncate: bool = False, steps: bool = True) -> HeadView:
         """α of `layer` (all heads, or `head`) and, with `steps`, the layer's trace sliced
         to that head.
 
-        Without a head, heads × n × n may be at most `max_cells` (the API's
+        Without a head, heads × n × n may be at most ``self.max_cells`` (the settings'
         max_attention_cells): all 12 heads of a 512-token text are asked for one at a time.
         """
         info = self.entry(model_id).info
@@ -168,10 +159,11 @@ class ModelService:
             check_index("head", head, info.heads, f"{info.id} has {info.heads} heads a layer")
         run = self.forward(model_id, text, truncate)
         n = len(run.tokens)
-        if head is None and max_cells is not None and info.heads * n * n > max_cells:
+        limit = self.max_cells
+        if head is None and limit is not None and info.heads * n * n > limit:
             raise InputError("head", f"a head from 0 to {info.heads - 1}: all {info.heads} "
                              f"heads at {n} tokens are {info.heads * n * n} cells a step, over "
-                             f"this server's limit of {max_cells}", "null (every head)")
+                             f"this server's limit of {limit}", "null (every head)")
         alpha = run.alpha(layer) if head is None else run.alpha(layer)[head:head + 1]
         if not steps:
             return HeadView(info, run.tokens, layer, head, alpha, [], [], run.truncated_from)

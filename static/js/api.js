@@ -45,7 +45,6 @@ async function call(method, path, body, signal) {
 
 export const getMechanisms = () => call('GET', '/mechanisms');
 export const getPresets = () => call('GET', '/presets');
-export const getPreset = (id) => call('GET', `/presets/${encodeURIComponent(id)}`);
 export const runAttention = (request, signal) =>
   call('POST', '/attention?encoding=typed', request, signal);
 export const createShare = (request) => call('POST', '/shares', { request });
@@ -60,6 +59,9 @@ export const getSqrtDkExperiment = () => call('GET', '/experiments/sqrt-dk');
 export function apiUrl(path) {
   return new URL(API_ROOT + path, window.location.origin).href;
 }
+
+/** The absolute URL of share `id` as JSON (GET /api/v1/shares/{id}): a share page's JSON twin. */
+export const shareJsonUrl = (id) => apiUrl(`/shares/${encodeURIComponent(id)}`);
 
 // --- real pretrained models (added by the model page; app/api/models.py) -----------------
 

@@ -74,6 +74,19 @@ export function slice2d(tensor, head) {
 }
 
 /**
+ * The largest finite number in `values` (an array or typed array, or rows of them), and at
+ * least 0: the top of a colour scale that starts at 0 (NaN and ±∞ are left out).
+ */
+export function maxOf(values) {
+  let max = 0;
+  for (const v of values) {
+    const x = typeof v === 'number' ? v : maxOf(v);
+    if (Number.isFinite(x) && x > max) max = x;
+  }
+  return max;
+}
+
+/**
  * A value to read on screen: 9 significant digits (exactly a float32's precision; an f8 value
  * is rounded — the CSV and JSON exports carry the API's exact float64 numbers).
  */

@@ -3,7 +3,7 @@
 
 import { apiUrl } from './api.js';
 import { slice2d } from './arrays.js';
-import { axisLabels } from './result.js';
+import { axisLabels, view } from './result.js';
 import { visible } from './text.js';
 
 /** One CSV field: quoted when needed; a leading =, +, -, @ cannot start a spreadsheet formula. */
@@ -35,16 +35,14 @@ function plainRow(data, hasHead, h, i) {
  * number; labels are guarded against spreadsheet formulas, numbers are not touched.
  */
 export function stepCsv(model, step, plainStep) {
-  const axes = step.axes.filter((a) => a !== 'head');
-  const hasHead = step.axes[0] === 'head';
+  const v = view(model, step, 0);
+  const { hasHead } = v;
   const heads = hasHead ? step.shape[0] : 1;
-  const first = slice2d(step.tensor, 0);
-  const rowAxis = axes.length >= 2 ? axes[0] : 'row';
-  const colAxis = axes[axes.length - 1];
-  const rowLabels = axisLabels(model, rowAxis, first.rows);
-  const colLabels = axisLabels(model, colAxis, first.cols);
+  // a 1-D step is one row: its header says "row" and the row is numbered
+  const rowAxis = v.rowAxis || 'row';
+  const rowLabels = v.rowAxis ? v.rowLabels : axisLabels(model, rowAxis, v.slice.rows);
   const header = [...(hasHead ? ['head'] : []), rowAxis,
-    ...colLabels.map((t, j) => `${j + 1}:${visible(t)}`)];
+    ...v.colLabels.map((t, j) => `${j + 1}:${visible(t)}`)];
   const out = [header.map(csvField).join(',')];
   for (let h = 0; h < heads; h += 1) {
     const s = slice2d(step.tensor, h);

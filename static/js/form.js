@@ -16,6 +16,15 @@ export function matrixText(m) {
   return `[${m.map((row) => JSON.stringify(row)).join(',\n ')}]`;
 }
 
+/** The hidden slot under a box where the server's message about `field` goes. */
+function errorSlot(field) {
+  const err = el('p', null, 'error');
+  err.dataset.errorFor = field;
+  err.setAttribute('role', 'alert');
+  err.hidden = true;
+  return err;
+}
+
 const lines = (text) => text.split('\n').map((s) => s.replace(/\r$/, '')).filter((s) => s !== '');
 
 /**
@@ -170,11 +179,7 @@ export class Form {
     } else if (!wrap.contains(input)) {
       wrap.append(label, input);
     }
-    const err = el('p', null, 'error');
-    err.dataset.errorFor = `options.${p.name}`;
-    err.setAttribute('role', 'alert');
-    err.hidden = true;
-    wrap.append(err);
+    wrap.append(errorSlot(`options.${p.name}`));
     return wrap;
   }
 
@@ -196,11 +201,7 @@ export class Form {
     box.dataset.weight = w.name;
     box.dataset.field = `weights.${w.name}`;
     box.value = text;
-    const err = el('p', null, 'error');
-    err.dataset.errorFor = `weights.${w.name}`;
-    err.setAttribute('role', 'alert');
-    err.hidden = true;
-    wrap.append(label, box, err);
+    wrap.append(label, box, errorSlot(`weights.${w.name}`));
     return wrap;
   }
 
@@ -224,9 +225,14 @@ export class Form {
   }
 
   // --- inputs --------------------------------------------------------------------------
+  /** The input mode chosen for `side` ("query" or "key"): text, tokens or matrix. */
+  inputMode(side) {
+    return this.form.querySelector(`input[name="${side}-mode"]:checked`).value;
+  }
+
   showModes() {
     for (const side of ['query', 'key']) {
-      const mode = this.form.querySelector(`input[name="${side}-mode"]:checked`).value;
+      const mode = this.inputMode(side);
       const fs = this.form.querySelector(`fieldset[data-side="${side}"]`);
       fs.dataset.mode = mode;
       fs.querySelector('.mode-label').textContent = {
@@ -258,7 +264,7 @@ export class Form {
   }
 
   side(side) {
-    const mode = this.form.querySelector(`input[name="${side}-mode"]:checked`).value;
+    const mode = this.inputMode(side);
     const text = $(`${side}-text`).value;
     if (mode === 'text') return { text };
     if (mode === 'tokens') return { tokens: lines(text) };
@@ -273,7 +279,7 @@ export class Form {
    */
   currentTokens(side) {
     if (side === 'key' && !$('cross').checked) return this.currentTokens('query');
-    const mode = this.form.querySelector(`input[name="${side}-mode"]:checked`).value;
+    const mode = this.inputMode(side);
     const text = $(`${side}-text`).value;
     if (mode === 'text') return text.split(/\s+/).filter(Boolean);
     if (mode === 'tokens') return lines(text);

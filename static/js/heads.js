@@ -1,14 +1,13 @@
 // The head grid: one small α heatmap per head; "Focus" (or a click on it) shows that head
 // in the stepper.
 
-import { slice2d } from './arrays.js';
+import { maxOf, slice2d } from './arrays.js';
 import * as plot from './plot.js';
 import { el } from './text.js';
 
 export function drawHeads(container, model, current, onFocus) {
   container.replaceChildren();
-  const range = { min: 0, max: 0 };
-  for (const v of model.attention.data) if (Number.isFinite(v) && v > range.max) range.max = v;
+  const range = { min: 0, max: maxOf(model.attention.data) };
   const jobs = [];
   for (let h = 0; h < model.heads; h += 1) {
     const fig = el('figure', null, 'head');

@@ -73,6 +73,20 @@ async function startHome() {
     run();
   }, DEBOUNCE_MS));
 
+  const choose = wirePresets(presets, form, run);
+  $('share-button').addEventListener('click', () => share(() => lastRequest));
+  initSqrtDk();
+
+  if (want.copy) await loadCopy(form, want.copy, presets[0]);
+  else choose(presets.find((p) => p.id === want.preset) || presets[0]);
+  await run({ step: want.step, head: want.head });
+}
+
+/**
+ * Fill the preset list; choosing one there loads it into the form, puts it in the URL and
+ * runs it. Returns choose(preset), which shows a preset in the form without running it.
+ */
+function wirePresets(presets, form, run) {
   const presetSelect = $('preset');
   for (const p of presets) presetSelect.append(new Option(p.title, p.id));
   const choose = (preset) => {
@@ -87,25 +101,24 @@ async function startHome() {
     writeView({ preset: preset.id });
     run();
   });
+  return choose;
+}
 
-  $('share-button').addEventListener('click', () => share(() => lastRequest));
-  initSqrtDk();
-
-  if (want.copy) {
-    try {
-      // plain float64: the weights that were used go into the boxes exactly
-      const shared = await api.getSharePlain(want.copy);
-      form.load(shared.request, shared.result && shared.result.weights);
-      $('preset-description').textContent = 'A copy of a shared view: edit anything.';
-    } catch (err) {
-      form.load(presets[0].request);
-      form.showErrors([{ field: '', msg: `The shared view could not be loaded: ${err.message}` }]);
-    }
-    writeView({ copy: null });
-  } else {
-    choose(presets.find((p) => p.id === want.preset) || presets[0]);
+/**
+ * "Edit a copy" (?copy=<id>): the shared request, and the weights it used, go into the form
+ * (`fallback`, a preset, if the share cannot be loaded); ?copy= then leaves the URL.
+ */
+async function loadCopy(form, id, fallback) {
+  try {
+    // plain float64: the weights that were used go into the boxes exactly
+    const shared = await api.getSharePlain(id);
+    form.load(shared.request, shared.result && shared.result.weights);
+    $('preset-description').textContent = 'A copy of a shared view: edit anything.';
+  } catch (err) {
+    form.load(fallback.request);
+    form.showErrors([{ field: '', msg: `The shared view could not be loaded: ${err.message}` }]);
   }
-  await run({ step: want.step, head: want.head });
+  writeView({ copy: null });
 }
 
 /** The home page's share: the request on screen, the link keeping its step and head. */

@@ -12,13 +12,13 @@
 // "Edit a copy" unlocks the form.
 
 import * as api from './api.js';
-import { decode, short, slice2d } from './arrays.js';
+import { decode, maxOf, short, slice2d } from './arrays.js';
 import { drawGrid, markCell } from './model_grid.js';
 import { drawHeadView } from './model_headview.js';
 import * as plot from './plot.js';
 import { toModel } from './result.js';
 import { shareLink } from './share_link.js';
-import { clip, el, escapePlotly, visible } from './text.js';
+import { el, tickLabel, visible } from './text.js';
 import { writeView } from './url.js';
 import { Viewer } from './viewer.js';
 
@@ -63,7 +63,7 @@ function describe(layer, head) {
 }
 
 function tokenLabels(tokens) {
-  return tokens.map((t) => escapePlotly(clip(visible(t))));
+  return tokens.map(tickLabel);
 }
 
 /** Labels of the pooled rollout cells: the token itself, or "#a–#b" for a block. */
@@ -73,17 +73,9 @@ function blockLabels(tokens, block, m) {
     `#${c * block + 1}–#${Math.min((c + 1) * block, tokens.length)}`);
 }
 
-function rangeOf(data) {
-  let max = 0;
-  for (const v of data) if (v > max) max = v;
-  return { min: 0, max };
-}
-
-/** rangeOf over the rows of one head (a share of every head holds several). */
-function rowsRange(rows) {
-  let max = 0;
-  for (const row of rows) max = Math.max(max, rangeOf(row).max);
-  return { min: 0, max };
+/** The colour range of α or the rollout: 0 to the largest value (flat data or rows). */
+function rangeOf(values) {
+  return { min: 0, max: maxOf(values) };
 }
 
 function drawRollout(o) {
@@ -127,7 +119,7 @@ async function drawHead(result, index = 0) {
   drawHeadView($('head-view'), tokens, s);
   await plot.heatmap($('alpha-plot'), {
     z: s.rowViews, xLabels: tokenLabels(tokens), yLabels: tokenLabels(tokens),
-    xTitle: 'key', yTitle: 'query', kind: 'sequential', range: rowsRange(s.rowViews),
+    xTitle: 'key', yTitle: 'query', kind: 'sequential', range: rangeOf(s.rowViews),
     hovertemplate: 'query #%{y}, key #%{x}<br>α %{z:.6g}<extra></extra>',
     height: Math.max(300, Math.min(720, 18 * s.rows + 160)),
     uirevision: `alpha-${result.layer}-${index}`,
@@ -135,10 +127,14 @@ async function drawHead(result, index = 0) {
 }
 
 function viewerModel(result) {
-  const output = result.steps.find((st) => st.id === 'output');
   return toModel({ mechanism: 'multi_head', query_tokens: result.tokens,
     key_tokens: result.tokens, steps: result.steps, attention: result.attention,
-    output: output ? output.data : result.attention, notes: result.notes || [] });
+    notes: result.notes || [] });
+}
+
+/** Does a model_attention share hold every head of its layer (its request's head is null)? */
+function holdsEveryHead(request) {
+  return request.head === null || request.head === undefined;
 }
 
 /** A shared head (kind model_attention): its layer is fixed, and its head too unless the
@@ -156,7 +152,7 @@ function headsIn(result) {
 async function showStoredHead() {
   const box = $('model-head');
   const { result, request } = state.shared;
-  const index = request.head === null || request.head === undefined ? state.head : 0;
+  const index = holdsEveryHead(request) ? state.head : 0;
   $('head-title').textContent = `Layer ${result.layer}, head ${state.head} (as shared)`;
   await drawHead(result, index);
   if ($('steps-details').open && result.steps.length) {
@@ -204,7 +200,7 @@ function pick(layer, head, openSteps = false) {
   const shared = sharedHead();
   if (shared) {
     // read-only: only another stored head of the shared layer (a share of every head)
-    const all = shared.request.head === null || shared.request.head === undefined;
+    const all = holdsEveryHead(shared.request);
     if (layer !== shared.result.layer || !all || head >= headsIn(shared.result)) {
       syncSliders();
       return;
@@ -302,7 +298,7 @@ function shareHead() {
 /** In a shared head's view the grid cells and sliders other than its own heads are locked. */
 function lockHeads() {
   const shared = sharedHead();
-  const all = shared && (shared.request.head === null || shared.request.head === undefined);
+  const all = Boolean(shared) && holdsEveryHead(shared.request);
   $('layer-slider').disabled = Boolean(shared);
   $('head-slider').disabled = Boolean(shared) && !all;
   for (const b of $('model-grid').querySelectorAll('button.cell')) {
@@ -351,7 +347,8 @@ async function openShare(id, want) {
     return;
   }
   if (!String(shared.kind).startsWith('model')) {
-    window.location.replace(`/s/${encodeURIComponent(id)}`); // a step-by-step share
+    // a step-by-step share: its own page (the template gives its URL, {id} to fill in)
+    window.location.replace($('app').dataset.sharePage.replace('{id}', encodeURIComponent(id)));
     return;
   }
   const { request, result } = shared;
@@ -364,11 +361,11 @@ async function openShare(id, want) {
   $('model-text').value = request.text;
   $('model-truncate').checked = Boolean(request.truncate);
   state.text = request.text;
-  $('share-json').href = `/api/v1/shares/${encodeURIComponent(id)}`;
+  $('share-json').href = api.shareJsonUrl(id);
   setReadOnly(true);
   summaryRow('Model', request.model);
   if (shared.kind === 'model_attention') {
-    const all = request.head === null || request.head === undefined;
+    const all = holdsEveryHead(request);
     state.layer = result.layer;
     state.head = all ? Math.min(want.head ?? 0, headsIn(result) - 1) : result.head;
     summaryRow('Layer, head', all ? `layer ${result.layer}, every head` : `layer ${result.layer}, head ${result.head}`);

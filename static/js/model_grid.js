@@ -8,7 +8,7 @@ const VIRIDIS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33,
   [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
 
 /** [r, g, b] for t in [0, 1]. */
-export function viridis(t) {
+function viridis(t) {
   const x = Math.min(Math.max(t, 0), 1) * (VIRIDIS.length - 1);
   const i = Math.min(Math.floor(x), VIRIDIS.length - 2);
   const f = x - i;

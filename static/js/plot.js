@@ -156,7 +156,3 @@ export function image(el, format) {
   return Plotly().toImage(exportFigure(el), { format, width: el.clientWidth || 800,
     height: el.clientHeight || 600 });
 }
-
-export function purge(el) {
-  if (window.Plotly) window.Plotly.purge(el);
-}

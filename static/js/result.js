@@ -49,7 +49,6 @@ function maskOf(mask) {
 export function toModel(result) {
   const attention = decode(result.attention);
   const model = {
-    raw: result,
     mechanism: result.mechanism,
     queryTokens: result.query_tokens,
     keyTokens: result.key_tokens,
@@ -57,7 +56,6 @@ export function toModel(result) {
     mask: maskOf(result.mask),
     steps: [],
     attention,
-    output: decode(result.output),
     heads: attention.shape[0] || 1,
     sizes: result.sizes || null, // shape symbol -> number, from the server (never derived here)
     weights: result.weights ? Object.fromEntries(Object.entries(result.weights)

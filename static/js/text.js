@@ -23,6 +23,11 @@ export function clip(text, max = 14) {
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
+/** A token as an axis tick: markers for invisible characters, clipped, escaped for Plotly. */
+export function tickLabel(token) {
+  return escapePlotly(clip(visible(token)));
+}
+
 /** "#2 saw": position and token, as hover and tables show them. */
 export function numbered(token, i) {
   return `#${i + 1} ${visible(token)}`;

@@ -9,7 +9,7 @@ import { drawHeads, markHead } from './heads.js';
 import { view } from './result.js';
 import * as plot from './plot.js';
 import { renderTable } from './table.js';
-import { clip, el, escapePlotly, numbered, visible } from './text.js';
+import { el, escapePlotly, numbered, tickLabel } from './text.js';
 import { writeView } from './url.js';
 
 const $ = (id) => document.getElementById(id);
@@ -49,6 +49,8 @@ export class Viewer {
     this.pinned = null;
     this.timer = null;
     this.draws = 0;
+    this.drawnIndex = null; // the step index Plotly last finished drawing
+    this.hooked = false; // hover and click handlers are attached once, after the first draw
     this.plotEl = $('step-plot');
     this.bind();
   }
@@ -185,8 +187,8 @@ export class Viewer {
     const colTitle = v.colAxis;
     const spec = {
       z: zRows(v),
-      xLabels: v.colLabels.map((t) => escapePlotly(clip(visible(t)))),
-      yLabels: v.rowLabels.map((t) => escapePlotly(clip(visible(t)))),
+      xLabels: v.colLabels.map(tickLabel),
+      yLabels: v.rowLabels.map(tickLabel),
       xTitle: colTitle,
       yTitle: rowTitle,
       kind: step.range.min >= 0 ? 'sequential' : 'diverging',
@@ -319,12 +321,5 @@ export class Viewer {
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, shown);
     } else shown();
-  }
-
-  fail(message) {
-    const box = $('viewer-error');
-    box.hidden = false;
-    box.textContent = message;
-    $('viewer').dataset.state = 'error';
   }
 }

@@ -82,6 +82,25 @@ def test_wrong_masks(client, mh_request, mask, words):
     assert words in err["msg"]
 
 
+@pytest.mark.parametrize("mask", ["[[true,false],[true,true]]", "true false\ntrue true",
+                                  "[[True, False], [True, True]]"])
+def test_masks_of_true_and_false_are_read_as_1_and_0(client, mask):
+    r = post(client, {"mechanism": "scaled_dot_product", "query": {"text": "a b"},
+                      "options": {"mask": mask}})
+    assert r.status_code == 200, r.text[:500]
+    assert r.json()["mask"] == [[1, 0], [1, 1]]
+    assert r.json()["attention"][0][0][1] == 0.0
+
+
+@pytest.mark.parametrize("mask", ["causl", "Causal", "diagonal", "", "true-ish"])
+def test_a_mask_word_that_is_no_mask_is_a_422_naming_options_mask(client, mask):
+    err = only_error(post(client, {"mechanism": "scaled_dot_product",
+                                   "query": {"text": "a b"}, "options": {"mask": mask}}))
+    assert err["loc"] == ["body", "options", "mask"]
+    assert err["msg"].startswith("options.mask: expected ")
+    assert err["msg"].endswith(f"got {mask!r}"), err["msg"]
+
+
 def test_unknown_mechanism_lists_the_known_ones(client, mh_request):
     err = only_error(post(client, mh_request(mechanism="flash")))
     assert err["loc"] == ["body", "mechanism"]
@@ -169,6 +188,12 @@ def test_chunked_body_over_the_limit_is_413(small_client):
      ["body", "options", "d_k"], "at most 64 for h·d_k"),
     ({"query": {"text": "a b"}, "weights": {"W_q": [[1.0] * 101]}},
      ["body", "weights", "W_q"], "at most 100 numbers"),
+    ({"query": {"text": "a b"}, "weights": {"W_q": "1 " * 101}},
+     ["body", "weights", "W_q"], "at most 100 numbers"),
+    ({"query": {"matrix": [[1.0] * 13] * 8}}, ["body", "query", "matrix"],
+     "at most 100 numbers"),
+    ({"query": {"text": "a b"}, "options": {"mask": "1 " * 101}},
+     ["body", "options", "mask"], "at most 100 numbers"),
 ])
 def test_limits_are_checked_before_running(small_client, body, loc, words):
     err = only_error(post(small_client, {"mechanism": "multi_head", **body}))

@@ -116,3 +116,16 @@ def test_tom_chase_jerry_cross_attention_shapes():
     ref_alpha, ref_out = loop_bahdanau(x, x_kv, drawn_weights(x, x_kv, 3, {"d_a": 5, "d_v": 2}))
     close(alpha(trace)[0], ref_alpha)
     close(out, ref_out)
+
+
+def test_pair_cells_count_the_tanh_layer_and_only_additive_has_one():
+    from app.attention.registry import MECHANISMS
+
+    m = Additive()
+    assert m.pair_cells(3, 4, 8, {}) == 3 * 4 * 8  # d_a defaults to d_model
+    assert m.pair_cells(3, 4, 8, {"d_a": 5, "mask": "causal"}) == 3 * 4 * 5
+    _, trace = m(rand(3, 8), rand(4, 8), options={"d_a": 5})
+    assert trace.sizes["d_a"] == 5  # the width the count used is the one the run uses
+    others = {i: mech.pair_cells(3, 4, 8, {}) for i, mech in MECHANISMS.items()
+              if i != "additive"}
+    assert others and set(others.values()) == {0}

@@ -7,6 +7,8 @@ import torch
 
 from app.attention.errors import InputError
 from app.inputs.embedding import EmbeddingSpec
+from app.inputs.masks import parse_mask
+from app.inputs.paste import as_tensor
 from app.service import InputSpec, RunSpec, run_attention, spec_from_request
 
 FULL = {
@@ -94,19 +96,36 @@ def test_errors_found_later_still_name_the_field():
     assert e.value.field == "options.mask"
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"query": {"matrix": "1 2 3\n4 5 6"}}, "query.matrix"),
-    ({"query": {"text": "a b"}, "weights": {"W_q": [[1] * 8] * 8}}, "weights.W_q"),
-    ({"query": {"text": "a b"}, "options": {"mask": "1 0\n1 1"}}, None),
+def _read_capped(field, value):
+    """What the API's limited() calls on a given matrix, with a cap of 5 cells."""
+    if field == "options.mask":
+        return parse_mask(value, max_cells=5)
+    return as_tensor(value, field, max_cells=5)
+
+
+@pytest.mark.parametrize("value, field", [
+    ("1 2 3\n4 5 6", "query.matrix"),
+    ([[1] * 8] * 8, "weights.W_q"),
+    (torch.ones(2, 3, dtype=torch.float64), "weights.W_q"),  # already read: still capped
+    ("1 0 1\n1 1 0", "options.mask"),
 ])
-def test_max_cells_caps_every_given_matrix(change, field):
-    spec = spec_from_request({"mechanism": "scaled_dot_product", **change})
-    if field is None:  # 4 cells: under the cap
-        assert run_attention(spec, max_cells=5).attention.shape == (1, 2, 2)
-        return
+def test_max_cells_caps_every_given_matrix(value, field):
     with pytest.raises(InputError) as e:
-        run_attention(spec, max_cells=5)
+        _read_capped(field, value)
     assert e.value.field == field and "at most 5 numbers" in str(e.value)
+
+
+def test_matrices_read_under_the_cap_run_without_being_read_again(monkeypatch):
+    x = _read_capped("query.matrix", "1 2\n3 4")
+    mask = _read_capped("options.mask", "1 0\n1 1")  # 4 cells: under the cap
+    w_q = _read_capped("weights.W_q", [[1, 0], [0, 1]])
+    assert x.dtype == mask.dtype == w_q.dtype == torch.float64
+    monkeypatch.setattr("app.inputs.paste._to_floats", None)  # no cell is read again
+    result = run_attention(RunSpec("scaled_dot_product", InputSpec(matrix=x),
+                                   weights={"W_q": w_q}, options={"mask": mask}))
+    assert result.attention.shape == (1, 2, 2)
+    assert result.mask.tolist() == [[True, False], [True, True]]
+    assert torch.equal(result.trace.weights["W_q"], w_q)
 
 
 def test_the_seed_may_sit_in_weights_as_in_the_api_contract():

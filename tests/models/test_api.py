@@ -255,6 +255,15 @@ def test_a_model_share_link_opens_the_model_page(client):
     assert client.app.state.store.kind("nosuchshare0000000000a") is None
 
 
+def test_the_model_page_gets_the_plotly_nonce_like_the_home_page(client):
+    """Both pages render through page_context: the CSP nonce reaches plotly's <style>."""
+    for path in ("/", "/model"):
+        r = client.get(path)
+        assert r.status_code == 200
+        nonce = r.headers["content-security-policy"].split("'nonce-")[1].split("'")[0]
+        assert f'<style id="plotly.js-style-global" nonce="{nonce}">' in r.text, path
+
+
 @pytest.mark.parametrize("path, body", [
     ("/api/v1/models/minilm-l6/attention", {"text": "a \ud800 b", "layer": 0, "head": 0}),
     ("/api/v1/models/minilm-l6/overview", {"text": "\udfff"}),

@@ -8,13 +8,16 @@ ATTNSCOPE_MODEL_DIRS, including a BertForMaskedLM (``bert.`` prefixed weights).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
 from app.attention.errors import InputError
+from app.config import Settings
 from app.models.checkpoint import UnsupportedArchitecture, bert_config, read_config
 from app.models.registry import BUILTIN_ID, UnknownModel
-from app.models.service import ModelService, model_dirs_from
+from app.models.service import ModelService
 
 from .conftest import MINILM
 
@@ -142,14 +145,17 @@ def test_layer_and_head_out_of_range_name_the_field(service):
 # --- other checkpoints through ATTNSCOPE_MODEL_DIRS ------------------------------------
 
 def test_model_dirs_from_environment(monkeypatch, tmp_path):
-    monkeypatch.setenv("ATTNSCOPE_MODEL_DIRS", f"{tmp_path}:/nowhere")
-    assert model_dirs_from(None) == [str(tmp_path), "/nowhere"]
+    monkeypatch.setenv("ATTNSCOPE_MODEL_DIRS", f"{tmp_path}{os.pathsep}/nowhere")
+    monkeypatch.setenv("ATTNSCOPE_MODEL_CACHE_BYTES", "12345")
+    service = ModelService.from_settings(Settings(_env_file=None))
+    assert service.model_dirs == [str(tmp_path), "/nowhere"]
+    assert service.cache.max_bytes == 12345
 
 
 def test_tiny_checkpoints_are_listed_and_match_transformers(tiny_dir, transformers,
                                                             monkeypatch):
     monkeypatch.setenv("ATTNSCOPE_MODEL_DIRS", str(tiny_dir))
-    service = ModelService(model_dirs_from(None))
+    service = ModelService.from_settings(Settings(_env_file=None))
     infos = {i.id: i for i in service.list_models()}
     assert list(infos)[0] == BUILTIN_ID
     assert set(infos) == {BUILTIN_ID, "tiny-bert", "tiny-mlm"}  # gpt (gpt2) is left out
